@@ -1,0 +1,37 @@
+#define _GNU_SOURCE
+#include "CHPlayerShim.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+
+static hp_log_sink current_sink;
+
+static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
+{
+    if (level > av_log_get_level() || current_sink == NULL)
+        return;
+    char line[1024];
+    int print_prefix = 1;
+    av_log_format_line2(avcl, level, fmt, vl, line, sizeof(line), &print_prefix);
+    size_t length = strlen(line);
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r'))
+        line[--length] = '\0';
+    if (length > 0)
+        current_sink(level, line);
+}
+
+void hp_set_log_sink(hp_log_sink sink, int max_level)
+{
+    current_sink = sink;
+    av_log_set_level(max_level);
+    av_log_set_callback(hp_log_callback);
+}
+
+void hp_set_thread_name(const char *name)
+{
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = '\0';
+    pthread_setname_np(pthread_self(), truncated);
+}

@@ -1,0 +1,29 @@
+#ifndef CHPLAYERSHIM_H
+#define CHPLAYERSHIM_H
+
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/rational.h>
+#include <errno.h>
+#include <stdint.h>
+
+// Macros Swift cannot import.
+static inline int hp_averror(int posix_error) { return AVERROR(posix_error); }
+static inline int hp_averror_eof(void) { return AVERROR_EOF; }
+static inline int hp_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int hp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int hp_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int hp_averror_exit(void) { return AVERROR_EXIT; }
+static inline int64_t hp_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline AVRational hp_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+/// Receives every line libav* logs, already formatted (without the trailing newline).
+typedef void (*hp_log_sink)(int level, const char *line);
+
+/// Routes av_log through `sink` for messages at `max_level` or more severe.
+void hp_set_log_sink(hp_log_sink sink, int max_level);
+
+/// Names the calling thread (at most 15 characters are kept), for debuggers and profilers.
+void hp_set_thread_name(const char *name);
+
+#endif

@@ -1,0 +1,114 @@
+/// `hplayer bench`: every packet read, decoded and handed through the queues to a consumer with
+/// no clock, as fast as it goes. Measures the pipeline itself, for comparison with
+/// `ffmpeg -f null`.
+public enum DecodeBenchmark {
+    public struct Result: Sendable, Equatable {
+        /// Video frames, or audio frames when there is no video.
+        public var frames: Int
+        public var videoFrames: Int
+        public var audioFrames: Int
+        public var seconds: Double
+        public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+        /// Packet and frame wrappers made: stays near the queue capacities however long the media.
+        public var pooledObjects: Int
+    }
+
+    public static func run(url: String, options: SourceOptions = SourceOptions()) throws(MediaError) -> Result {
+        var options = options
+        options.buffering.maximumBufferedDuration = .infinity
+        let started = MonotonicClock.now()
+        let source = FFmpegSource(url: url, options: options)
+        let delegate = BenchDelegate()
+        source.open(delegate: delegate)
+        let outcome = delegate.waitForEnd()
+        let seconds = MonotonicClock.now() - started
+        source.close()
+        switch outcome {
+        case .failure(let error):
+            throw error
+        case .success(let counts):
+            return Result(frames: counts.video > 0 ? counts.video : counts.audio, videoFrames: counts.video,
+                          audioFrames: counts.audio, seconds: seconds, pooledObjects: counts.pooled)
+        }
+    }
+}
+
+/// Configures the tracks to take any format and drains each frame queue on a thread of its own.
+private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
+    struct Counts {
+        var video = 0
+        var audio = 0
+        var pooled = 0
+    }
+
+    private let lock = ConditionLock()
+    private var outcome: Result<Counts, MediaError>?
+    private var consumers: [JoinableThread] = []
+    private var tracks: [Track] = []
+
+    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
+        for track in tracks {
+            switch track.kind {
+            case .video: track.configureVideo(acceptedPixelFormats: nil)
+            case .audio: track.configureAudio(output: track.nativeAudioFormat!)
+            }
+        }
+        let threads = tracks.map { track in
+            JoinableThread(name: "hp-bench-\(track.kind.rawValue)") { [self] in consume(track) }
+        }
+        lock.withLock {
+            self.tracks = tracks
+            consumers = threads
+        }
+        let watcher = JoinableThread(name: "hp-bench-end") { [self] in
+            threads.forEach { $0.join() }
+            let counts = lock.withLock { () -> Counts in
+                var counts = finishedCounts
+                counts.pooled = self.tracks.reduce(0) { $0 + $1.pooledObjectCount }
+                return counts
+            }
+            finish(.success(counts))
+        }
+        lock.withLock { consumers.append(watcher) }
+    }
+
+    func source(_ source: MediaSource, didFailWith error: MediaError) { finish(.failure(error)) }
+
+    func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {}
+
+    private var finishedCounts = Counts()
+
+    private func consume(_ track: Track) {
+        var count = 0
+        while true {
+            if let frame = track.frames.pop(blocking: true, deadline: MonotonicClock.now() + 0.01) {
+                count += 1
+                track.recycle(frame)
+            } else if track.hasFinishedDecoding(serial: 0), track.frames.count == 0 || track.frames.isClosed {
+                break
+            }
+        }
+        lock.withLock {
+            switch track.kind {
+            case .video: finishedCounts.video = count
+            case .audio: finishedCounts.audio = count
+            }
+        }
+    }
+
+    private func finish(_ result: Result<Counts, MediaError>) {
+        lock.withLock {
+            if outcome == nil { outcome = result }
+            lock.broadcast()
+        }
+    }
+
+    func waitForEnd() -> Result<Counts, MediaError> {
+        let result = lock.withLock {
+            while outcome == nil { lock.wait() }
+            return outcome!
+        }
+        lock.withLock { consumers }.forEach { $0.join() }
+        return result
+    }
+}

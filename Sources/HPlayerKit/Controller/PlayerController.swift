@@ -1,0 +1,78 @@
+/// What an app or a window talks to: autoplay, a seek asked before the media is ready, controls.
+public protocol PlayerControlling: AnyObject, Sendable {
+    var player: MediaPlayer { get }
+    /// Play as soon as the media is prepared. play() and pause() set it.
+    var autoplay: Bool { get }
+    func load()
+    func play()
+    func pause()
+    func seek(to position: Double, mode: SeekMode?)
+    func close()
+}
+
+/// The player controller: owns a player and applies what was asked before it was prepared.
+///
+/// A seek asked before the media is prepared is kept (the last one wins) and applied once it is;
+/// play and pause update autoplay, so a paused player is never resumed by it.
+public final class PlayerController: PlayerControlling, @unchecked Sendable {
+    public let player: MediaPlayer
+    private let lock = ConditionLock()
+    private var autoplayValue: Bool
+    private var isPrepared = false
+    private var pendingSeek: (position: Double, mode: SeekMode?)?
+    private var observation: Task<Void, Never>?
+
+    public init(player: MediaPlayer, autoplay: Bool = true) {
+        self.player = player
+        autoplayValue = autoplay
+        let events = player.events()
+        observation = Task { [weak self] in
+            for await event in events {
+                guard case .prepared = event else { continue }
+                self?.playerDidPrepare()
+            }
+        }
+    }
+
+    deinit { observation?.cancel() }
+
+    public var autoplay: Bool { lock.withLock { autoplayValue } }
+
+    public func load() { player.prepare() }
+
+    public func play() {
+        let prepared = lock.withLock {
+            autoplayValue = true
+            return isPrepared
+        }
+        if prepared { player.play() }
+    }
+
+    public func pause() {
+        lock.withLock { autoplayValue = false }
+        player.pause()
+    }
+
+    public func seek(to position: Double, mode: SeekMode? = nil) {
+        let prepared = lock.withLock {
+            if !isPrepared { pendingSeek = (position, mode) }
+            return isPrepared
+        }
+        if prepared { player.seek(to: position, mode: mode) }
+    }
+
+    public func close() {
+        observation?.cancel()
+        player.close()
+    }
+
+    private func playerDidPrepare() {
+        let (seek, autoplay) = lock.withLock {
+            isPrepared = true
+            defer { pendingSeek = nil }
+            return (pendingSeek, autoplayValue)
+        }
+        if let seek { player.seek(to: seek.position, mode: seek.mode) }
+        if autoplay { player.play() }
+    }
+}

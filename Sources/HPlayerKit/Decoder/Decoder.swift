@@ -1,0 +1,53 @@
+import CFFmpeg
+import CHPlayerShim
+
+/// What a decoder says after being handed a packet or asked for a frame.
+enum DecoderStatus: Equatable {
+    case ok
+    /// EAGAIN: send more input (after receive) or take frames out first (after send).
+    case needsIO
+    /// Fully drained.
+    case endOfStream
+    case failed(FFmpegError)
+}
+
+/// The send/receive contract of libavcodec, behind a protocol so a hardware decoder (or a test's
+/// fake) can take the software one's place.
+protocol Decoder: AnyObject {
+    /// Hands one packet to the decoder; nil starts draining.
+    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus
+    /// Takes the next decoded frame into `frame`.
+    func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus
+    /// Drops everything buffered (after a seek).
+    func flush()
+}
+
+/// FFmpeg software decoding.
+final class SoftwareDecoder: Decoder {
+    private let codec: CodecContext
+
+    init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+        codec = try CodecContext(stream: stream)
+    }
+
+    var context: UnsafeMutablePointer<AVCodecContext> { codec.context }
+
+    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
+        Self.status(avcodec_send_packet(codec.context, packet))
+    }
+
+    func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
+        Self.status(avcodec_receive_frame(codec.context, frame))
+    }
+
+    func flush() { avcodec_flush_buffers(codec.context) }
+
+    private static func status(_ result: Int32) -> DecoderStatus {
+        switch result {
+        case 0...: return .ok
+        case hp_averror_eagain(): return .needsIO
+        case hp_averror_eof(): return .endOfStream
+        default: return .failed(FFmpegError(result))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import CFFmpeg
+import CHPlayerShim
+
+/// A libav* error code with FFmpeg's own text for it.
+public struct FFmpegError: Error, CustomStringConvertible, Equatable {
+    public let code: Int32
+
+    public init(_ code: Int32) { self.code = code }
+
+    public static let endOfFile = FFmpegError(hp_averror_eof())
+    public static let tryAgain = FFmpegError(hp_averror_eagain())
+    public static let exit = FFmpegError(hp_averror_exit())
+
+    public var description: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return String(cBuffer: buffer)
+    }
+
+    /// Throws for a negative libav* return value, passes others through.
+    @discardableResult
+    static func check(_ result: Int32) throws(FFmpegError) -> Int32 {
+        if result < 0 { throw FFmpegError(result) }
+        return result
+    }
+}
+
+/// What a user is told when media cannot be played: the input and the reason, one line.
+public struct MediaError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let input: String
+    public let reason: String
+
+    public init(input: String, reason: String) {
+        self.input = input
+        self.reason = reason
+    }
+
+    public var description: String { "\(input): \(reason)" }
+}
+
+extension String {
+    /// The NUL-terminated text a C function wrote into `buffer`.
+    init(cBuffer buffer: [CChar]) {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,82 @@
+import CFFmpeg
+import Synchronization
+
+/// An opened media file or stream: the owner of its AVFormatContext.
+///
+/// `abort()` makes a blocking open or read return at once (through libavformat's interrupt
+/// callback), so a close never waits on the network.
+final class InputContainer: @unchecked Sendable {
+    private final class AbortFlag: Sendable {
+        let isSet = Atomic<Bool>(false)
+    }
+
+    let url: String
+    private(set) var context: UnsafeMutablePointer<AVFormatContext>?
+    private let abortFlag = AbortFlag()
+
+    init(url: String) {
+        self.url = url
+    }
+
+    deinit { close() }
+
+    /// Opens `url` and reads enough to know its streams.
+    func open() throws(MediaError) {
+        guard var context = avformat_alloc_context() else {
+            throw MediaError(input: url, reason: "out of memory")
+        }
+        context.pointee.interrupt_callback.callback = { opaque in
+            let flag = Unmanaged<AbortFlag>.fromOpaque(opaque!).takeUnretainedValue()
+            return flag.isSet.load(ordering: .relaxed) ? 1 : 0
+        }
+        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
+        var opened: UnsafeMutablePointer<AVFormatContext>? = context
+        let openResult = avformat_open_input(&opened, url, nil, nil)
+        guard openResult >= 0, let openedContext = opened else {
+            // avformat_open_input frees the context on failure.
+            throw MediaError(input: url, reason: FFmpegError(openResult).description)
+        }
+        context = openedContext
+        self.context = context
+        let infoResult = avformat_find_stream_info(context, nil)
+        if infoResult < 0 {
+            close()
+            throw MediaError(input: url, reason: "cannot read stream info: \(FFmpegError(infoResult))")
+        }
+    }
+
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        guard let context else { return [] }
+        return (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+    }
+
+    /// av_read_frame: 0, AVERROR_EOF at the end, or another negative error.
+    func read(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+        av_read_frame(context, packet)
+    }
+
+    /// Seeks every stream to the key frame at or before `microseconds` (AV_TIME_BASE units).
+    func seek(toMicroseconds microseconds: Int64) -> Int32 {
+        avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
+    }
+
+    /// The container's first timestamp in seconds (0 when it gives none).
+    var startTime: Double {
+        guard let context, context.pointee.start_time != noTimestamp else { return 0 }
+        return Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+    }
+
+    /// The container's duration in seconds, or nil when unknown (live streams).
+    var duration: Double? {
+        guard let context, context.pointee.duration != noTimestamp, context.pointee.duration > 0 else { return nil }
+        return Double(context.pointee.duration) / Double(AV_TIME_BASE)
+    }
+
+    func abort() { abortFlag.isSet.store(true, ordering: .relaxed) }
+
+    func close() {
+        if context != nil {
+            avformat_close_input(&context)
+        }
+    }
+}

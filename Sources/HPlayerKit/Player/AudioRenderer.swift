@@ -1,0 +1,134 @@
+import Glibc
+
+/// Fills the audio output's callbacks from the audio track's frame queue and keeps the master
+/// clock on the sample being heard.
+///
+/// Runs on the output's real-time thread: pops without waiting, copies, never allocates. A frame's
+/// unused remainder waits for the next callback; a gap in the timestamps (audio starting after the
+/// video, a hole in the stream) is filled with silence so sync holds.
+final class AudioRenderer: AudioRendering, @unchecked Sendable {
+    /// Timestamp gaps shorter than this are rounding, not holes.
+    static let gapThreshold = 0.005
+
+    private let track: Track
+    private let clock: MasterClock
+    private let notifier: RenderNotifier
+
+    // Set by the player.
+    private let control = ConditionLock()
+    private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
+    private var wantedSerial = 0
+    private var timelineStart: Double?
+    private var reportsLoops = false
+
+    // The callback's own.
+    private var serial = -1
+    private var current: Frame?
+    /// Timeline pts of the next sample to write, once known.
+    private var nextPts: Double?
+    private var loopOffset = 0.0
+    private var lastPass = 0
+    private var endReported = false
+
+    init(track: Track, clock: MasterClock, notifier: RenderNotifier) {
+        self.track = track
+        self.clock = clock
+        self.notifier = notifier
+    }
+
+    /// The format the output chose; set before the output starts.
+    func configure(format: AudioFormat) {
+        control.withLock { self.format = format }
+    }
+
+    /// From now on play frames of `serial` only, starting the timeline at `start` when given.
+    func begin(serial: Int, timelineStart start: Double?, reportsLoops: Bool) {
+        control.withLock {
+            wantedSerial = serial
+            timelineStart = start
+            self.reportsLoops = reportsLoops
+        }
+    }
+
+    func render(into buffer: UnsafeMutableRawPointer, sampleCount: Int, at time: Double, latency: Double) -> Double? {
+        let (wanted, start, reportsLoops, format) = control.withLock { (wantedSerial, timelineStart, self.reportsLoops, self.format) }
+        if wanted != serial { reset(to: wanted) }
+        if nextPts == nil { nextPts = start }
+        let rate = Double(format.sampleRate)
+        let bytesPerFrame = format.bytesPerFrame
+        var written = 0
+        var firstPts: Double?
+        var wroteTimeline = false
+        var isFinished = false
+        while written < sampleCount {
+            if current == nil {
+                isFinished = track.hasFinishedDecoding(serial: serial)
+                current = nextFrame()
+            }
+            guard let frame = current else { break }
+            let framePosition = frame.pts + Double(frame.consumedSamples) / rate
+            if let expected = nextPts, framePosition - expected > Self.gapThreshold {
+                let silence = min(sampleCount - written, Int(((framePosition - expected) * rate).rounded()))
+                memset(buffer + written * bytesPerFrame, 0, silence * bytesPerFrame)
+                if firstPts == nil { firstPts = expected - (frame.pts - frame.mediaPts) }
+                written += silence
+                nextPts = expected + Double(silence) / rate
+                wroteTimeline = true
+                continue
+            }
+            let count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
+            if let samples = frame.plane(0) {
+                memcpy(buffer + written * bytesPerFrame, samples + frame.consumedSamples * bytesPerFrame, count * bytesPerFrame)
+            } else {
+                memset(buffer + written * bytesPerFrame, 0, count * bytesPerFrame)
+            }
+            if firstPts == nil { firstPts = frame.mediaPts + Double(frame.consumedSamples) / rate }
+            if reportsLoops, frame.loopPass != lastPass {
+                lastPass = frame.loopPass
+                notifier.post(.loopPassed, serial: serial)
+            }
+            frame.consumedSamples += count
+            written += count
+            nextPts = framePosition + Double(count) / rate
+            loopOffset = frame.pts - frame.mediaPts
+            wroteTimeline = true
+            if frame.consumedSamples >= frame.sampleCount {
+                track.recycle(frame)
+                current = nil
+            }
+        }
+        let trailingSilence = sampleCount - written
+        if trailingSilence > 0 {
+            memset(buffer + written * bytesPerFrame, 0, trailingSilence * bytesPerFrame)
+        }
+        if wroteTimeline, let end = nextPts {
+            // The last written sample is heard at time + latency - trailing silence.
+            clock.set(end - latency + Double(trailingSilence) / rate, at: time, loopOffset: loopOffset)
+        } else if !isFinished {
+            clock.freeze(at: time)  // waiting for data: time stands still
+        }
+        if isFinished, current == nil, !endReported {
+            endReported = true
+            notifier.post(.audioEnded, serial: serial)
+        }
+        return firstPts
+    }
+
+    /// The next frame of the current serial; older ones are dropped on the way.
+    private func nextFrame() -> Frame? {
+        while let frame = track.frames.pop(blocking: false) {
+            if frame.serial == serial { return frame }
+            track.recycle(frame)
+        }
+        return nil
+    }
+
+    private func reset(to newSerial: Int) {
+        if let frame = current { track.recycle(frame) }
+        current = nil
+        serial = newSerial
+        nextPts = nil
+        lastPass = 0
+        endReported = false
+    }
+}

@@ -1,0 +1,325 @@
+/// The player: owns one source and the audio and video outputs, and runs two state machines,
+/// playback (idle, playing, paused, seeking, finished, stopped) and load (idle, loading,
+/// playable). The render loops run only while playing and playable.
+///
+/// Its methods may be called from any thread. The source reports on its read thread, the
+/// renderers through the RenderNotifier's thread; all state changes happen under one lock.
+public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
+    public let url: String
+    private let options: PlayerOptions
+    private let source: MediaSource
+    private let audioOutput: AudioOutput
+    private let videoOutput: VideoOutput
+    private let clock = MasterClock()
+    private var notifier: RenderNotifier?
+
+    private let lock = ConditionLock()
+    private var playback = PlaybackState.idle
+    private var load = LoadState.idle
+    private var isPrepareCalled = false
+    /// What the user last asked for: play (true) or pause.
+    private var wantsToPlay = false
+    private var info: MediaInfo?
+    private var audioTrack: Track?
+    private var videoTrack: Track?
+    private var audioRenderer: AudioRenderer?
+    private var videoRenderer: VideoRenderer?
+    private var isRendering = false
+    /// The serial of the latest seek: only its frames and reports count.
+    private var serial = 0
+    /// The target of a seek that has not landed yet.
+    private var seekTarget: Double?
+    private var timelineSerial = -1
+    private var previewSerial = -1
+    private var audioEnded = false
+    private var videoEnded = false
+    private var loopCount = 0
+    private var bufferedDuration = 0.0
+    private var lastProgress = -1
+    private var observers: [Int: AsyncStream<PlayerEvent>.Continuation] = [:]
+    private var nextObserver = 0
+    private var isClosed = false
+
+    /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
+    public init(url: String, options: PlayerOptions = PlayerOptions(), audioOutput: AudioOutput, videoOutput: VideoOutput,
+                source: MediaSource? = nil) {
+        self.url = url
+        self.options = options
+        self.audioOutput = audioOutput
+        self.videoOutput = videoOutput
+        self.source = source ?? FFmpegSource(url: url, options: options.source)
+        notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
+    }
+
+    deinit { close() }
+
+    // MARK: MediaPlayer
+
+    public var playbackState: PlaybackState { lock.withLock { playback } }
+    public var loadState: LoadState { lock.withLock { load } }
+    public var mediaInfo: MediaInfo? { lock.withLock { info } }
+
+    public var isLooping: Bool {
+        get { source.isLooping }
+        set { source.isLooping = newValue }
+    }
+
+    public var status: PlayerStatus {
+        lock.withLock {
+            let duration = info?.duration
+            var position = seekTarget ?? (clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? 0)
+            if let duration { position = min(position, duration) }
+            return PlayerStatus(
+                playbackState: playback, loadState: load, position: max(0, position), duration: duration,
+                avDifference: Double(videoRenderer?.avDifferenceMicroseconds.load(ordering: .relaxed) ?? 0) / 1_000_000,
+                bufferedDuration: bufferedDuration,
+                droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
+                loopCount: loopCount)
+        }
+    }
+
+    public func events() -> AsyncStream<PlayerEvent> {
+        let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream()
+        let id = lock.withLock {
+            nextObserver += 1
+            observers[nextObserver] = continuation
+            return nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = lock.withLock { self.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public func prepare() {
+        let start = lock.withLock {
+            guard !isPrepareCalled, !isClosed else { return false }
+            isPrepareCalled = true
+            setLoad(.loading)
+            return true
+        }
+        if start { source.open(delegate: self) }
+    }
+
+    public func play() {
+        lock.withLock {
+            wantsToPlay = true
+            switch playback {
+            case .idle, .paused: setPlayback(.playing)
+            case .finished: seekLocked(to: 0, mode: options.seekMode)
+            case .playing, .seeking, .stopped: break
+            }
+            updateRendering()
+        }
+    }
+
+    public func pause() {
+        lock.withLock {
+            wantsToPlay = false
+            if playback == .playing || playback == .idle { setPlayback(.paused) }
+            updateRendering()
+        }
+    }
+
+    public func seek(to position: Double, mode: SeekMode? = nil) {
+        lock.withLock { seekLocked(to: position, mode: mode ?? options.seekMode) }
+    }
+
+    public func close() {
+        let shouldClose = lock.withLock {
+            guard !isClosed else { return false }
+            isClosed = true
+            updateRendering()
+            setPlayback(.stopped)
+            return true
+        }
+        guard shouldClose else { return }
+        audioOutput.close()
+        videoOutput.close()
+        source.close()
+        notifier?.close()
+        // Finished outside the lock: a stream's onTermination takes it.
+        let finishing = lock.withLock {
+            defer { observers.removeAll() }
+            return Array(observers.values)
+        }
+        for observer in finishing { observer.finish() }
+    }
+
+    // MARK: SourceDelegate (the read thread)
+
+    public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
+        guard let notifier else { return }
+        var audio: (Track, AudioRenderer)?
+        var video: (Track, VideoRenderer)?
+        for track in tracks {
+            switch track.kind {
+            case .audio:
+                let native = track.nativeAudioFormat ?? AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
+                let renderer = AudioRenderer(track: track, clock: clock, notifier: notifier)
+                let format = try audioOutput.open(source: native, renderer: renderer)
+                renderer.configure(format: format)
+                track.configureAudio(output: format)
+                audio = (track, renderer)
+            case .video:
+                let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed)
+                try videoOutput.open(renderer: renderer)
+                track.configureVideo(acceptedPixelFormats: videoOutput.acceptedPixelFormats)
+                video = (track, renderer)
+            }
+        }
+        lock.withLock {
+            self.info = info
+            (audioTrack, audioRenderer) = (audio?.0, audio?.1)
+            (videoTrack, videoRenderer) = (video?.0, video?.1)
+            audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: video == nil)
+            videoRenderer?.begin(serial: serial)
+            emit(.prepared(info))
+        }
+    }
+
+    public func source(_ source: MediaSource, didFailWith error: MediaError) {
+        lock.withLock {
+            Log.player.debug("\(url): \(error.reason)")
+            setLoad(.idle)
+            setPlayback(.finished)
+            emit(.finished(error))
+        }
+    }
+
+    public func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {
+        lock.withLock {
+            guard !isClosed, serial == self.serial else { return }
+            bufferedDuration = report.bufferedDuration
+            setLoad(loadState)
+            if load == .loading, report.progress != lastProgress {
+                lastProgress = report.progress
+                emit(.bufferingProgress(percent: report.progress, buffered: report.bufferedDuration))
+            }
+            if load == .playable { becamePlayable() }
+            updateRendering()
+        }
+    }
+
+    // MARK: Renderer notes (the notifier's thread)
+
+    private func handle(_ note: RenderNotifier.Note, serial: Int) {
+        lock.withLock {
+            guard !isClosed, serial == self.serial else { return }
+            switch note {
+            case .firstFramePresented:
+                if seekTarget != nil { seekLanded() }
+            case .loopPassed:
+                loopCount += 1
+                emit(.loopDone(count: loopCount))
+            case .audioEnded:
+                audioEnded = true
+                videoRenderer?.stopFollowingAudio()
+                endIfEverythingPlayed()
+            case .videoEnded:
+                videoEnded = true
+                endIfEverythingPlayed()
+            }
+        }
+    }
+
+    // MARK: Under the lock
+
+    private func seekLocked(to position: Double, mode: SeekMode) {
+        guard !isClosed else { return }
+        var target = max(0, position)
+        if let duration = info?.duration, target > duration { target = source.isLooping ? 0 : duration }
+        serial = source.seek(to: target, mode: mode)
+        seekTarget = target
+        clock.invalidate()
+        audioEnded = false
+        videoEnded = false
+        audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
+        videoRenderer?.begin(serial: serial)
+        setLoad(.loading)
+        setPlayback(.seeking)
+        updateRendering()
+    }
+
+    private func becamePlayable() {
+        if seekTarget != nil, videoRenderer == nil { seekLanded() }
+        let willRender = playback == .playing || (playback == .seeking && wantsToPlay)
+        if !willRender, previewSerial != serial, let videoRenderer {
+            previewSerial = serial
+            videoRenderer.requestPreview()
+            videoOutput.requestRefresh()
+        }
+    }
+
+    private func seekLanded() {
+        let start = info?.startTime ?? 0
+        let landed = videoRenderer?.firstPts(serial: serial).map { $0 - start } ?? seekTarget ?? 0
+        seekTarget = nil
+        emit(.seekDone(position: max(0, landed)))
+        setPlayback(wantsToPlay ? .playing : .paused)
+    }
+
+    private func endIfEverythingPlayed() {
+        guard (audioRenderer == nil || audioEnded), (videoRenderer == nil || videoEnded), playback != .finished else { return }
+        if seekTarget != nil { seekLanded() }
+        setPlayback(.finished)
+        updateRendering()
+        emit(.finished(nil))
+    }
+
+    /// Starts or stops the render loops: they run only while playing and playable.
+    private func updateRendering() {
+        let shouldRender = !isClosed && load == .playable
+            && (playback == .playing || (playback == .seeking && wantsToPlay))
+        guard shouldRender != isRendering else { return }
+        isRendering = shouldRender
+        let now = MonotonicClock.now()
+        if shouldRender {
+            if timelineSerial != serial {
+                timelineSerial = serial
+                audioRenderer?.begin(serial: serial, timelineStart: timelineStart(), reportsLoops: videoRenderer == nil)
+            } else {
+                clock.resume(at: now)
+            }
+            videoRenderer?.setRunning(true, followsAudio: audioRenderer != nil && !audioEnded, reportsLoops: true)
+            if videoRenderer != nil { videoOutput.start() }
+            if audioRenderer != nil { audioOutput.start() }
+        } else {
+            if audioRenderer != nil { audioOutput.pause() }
+            if videoRenderer != nil { videoOutput.pause() }
+            videoRenderer?.setRunning(false, followsAudio: audioRenderer != nil && !audioEnded, reportsLoops: true)
+            clock.freeze(at: now)
+        }
+    }
+
+    /// Where the timeline of a new serial starts: the earliest first frame of its tracks, so
+    /// audio that starts later than the video begins with silence instead of dragging it along.
+    private func timelineStart() -> Double? {
+        let video = videoRenderer?.firstPts(serial: serial)
+        let audio = audioTrack?.frames.withContents { frames in frames.first(where: { $0.serial == serial })?.pts }
+        switch (video, audio) {
+        case let (video?, audio?): return min(video, audio)
+        case let (video?, nil): return video
+        case let (nil, audio?): return audio
+        case (nil, nil): return nil
+        }
+    }
+
+    private func setPlayback(_ state: PlaybackState) {
+        guard state != playback else { return }
+        playback = state
+        emit(.playbackStateChanged(state))
+    }
+
+    private func setLoad(_ state: LoadState) {
+        guard state != load else { return }
+        load = state
+        if state == .loading { lastProgress = -1 }
+        emit(.loadStateChanged(state))
+    }
+
+    private func emit(_ event: PlayerEvent) {
+        for observer in observers.values { observer.yield(event) }
+    }
+}

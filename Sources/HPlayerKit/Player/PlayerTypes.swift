@@ -1,0 +1,63 @@
+/// The first of the player's two state machines: what playback is doing.
+public enum PlaybackState: String, Sendable {
+    case idle, playing, paused, seeking, finished, stopped
+}
+
+/// What a player tells its observers.
+public enum PlayerEvent: Sendable, Equatable {
+    /// The media is open: its streams are known and decoding has started.
+    case prepared(MediaInfo)
+    case playbackStateChanged(PlaybackState)
+    case loadStateChanged(LoadState)
+    /// While loading: how far the refill is (0...100) and the seconds buffered.
+    case bufferingProgress(percent: Int, buffered: Double)
+    /// The last seek asked for has landed: the first frame there is presented (or the audio is ready).
+    case seekDone(position: Double)
+    /// Playback went round to the start again; `count` passes completed so far.
+    case loopDone(count: Int)
+    /// Playback ended: at the end of the media, or with the error that stopped it.
+    case finished(MediaError?)
+}
+
+public struct PlayerOptions: Sendable {
+    public var source = SourceOptions()
+    /// The mode of seeks that name none.
+    public var seekMode = SeekMode.keyframe
+    /// Present every frame as soon as it is decoded, with no clock (`--untimed`).
+    public var isUntimed = false
+
+    public init() {}
+}
+
+/// A snapshot for a status line.
+public struct PlayerStatus: Sendable, Equatable {
+    public var playbackState: PlaybackState
+    public var loadState: LoadState
+    /// Seconds from the start of the media.
+    public var position: Double
+    public var duration: Double?
+    /// Master clock minus the pts of the frame presented last (positive: video behind).
+    public var avDifference: Double
+    public var bufferedDuration: Double
+    public var droppedFrames: Int
+    public var loopCount: Int
+}
+
+/// A player: owns one source and the audio and video outputs.
+public protocol MediaPlayer: AnyObject, Sendable {
+    var playbackState: PlaybackState { get }
+    var loadState: LoadState { get }
+    var isLooping: Bool { get set }
+    var mediaInfo: MediaInfo? { get }
+    var status: PlayerStatus { get }
+    /// A new stream of every event from now on.
+    func events() -> AsyncStream<PlayerEvent>
+    /// Opens the media; `prepared` (or `finished` with an error) follows.
+    func prepare()
+    func play()
+    func pause()
+    /// Seeks to `position` seconds from the start; `mode` nil uses the player's default.
+    func seek(to position: Double, mode: SeekMode?)
+    /// Stops, joins every thread and frees everything.
+    func close()
+}

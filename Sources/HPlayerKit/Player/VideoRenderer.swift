@@ -1,0 +1,171 @@
+import Synchronization
+
+/// Picks the frame for each video refresh against the master clock (VideoSync), drops the ones
+/// it skips, presents the first frame while paused (preview), and notices the end.
+final class VideoRenderer: VideoRendering, @unchecked Sendable {
+    private let track: Track
+    private let clock: MasterClock
+    private let notifier: RenderNotifier
+    private let isUntimed: Bool
+
+    // Set by the player.
+    private let control = ConditionLock()
+    private var wantedSerial = 0
+    private var isRunning = false
+    private var previewWanted = false
+    private var followsAudio = false
+    private var reportsLoops = true
+
+    // The refresh thread's own.
+    private var serial = -1
+    private var firstPresentedPts: Double?
+    private var lastPresentedEnd: Double?
+    private var lastPass = 0
+    private var endReported = false
+
+    let droppedFrames = Atomic<Int>(0)
+    /// Master clock minus pts at the last presentation, in microseconds.
+    let avDifferenceMicroseconds = Atomic<Int>(0)
+
+    init(track: Track, clock: MasterClock, notifier: RenderNotifier, isUntimed: Bool) {
+        self.track = track
+        self.clock = clock
+        self.notifier = notifier
+        self.isUntimed = isUntimed
+    }
+
+    /// From now on present frames of `serial` only.
+    func begin(serial: Int) {
+        control.withLock {
+            wantedSerial = serial
+            previewWanted = false
+        }
+    }
+
+    /// Whether refreshes follow the clock (playing) or only preview.
+    func setRunning(_ running: Bool, followsAudio: Bool, reportsLoops: Bool) {
+        control.withLock {
+            isRunning = running
+            self.followsAudio = followsAudio
+            self.reportsLoops = reportsLoops
+        }
+    }
+
+    /// Audio has ended: video paces itself from here.
+    func stopFollowingAudio() { control.withLock { followsAudio = false } }
+
+    /// Present the first frame of the current serial at the next refresh, even while paused.
+    func requestPreview() { control.withLock { previewWanted = true } }
+
+    /// The pts of the first frame of `serial` shown or waiting, where the timeline starts.
+    func firstPts(serial: Int) -> Double? {
+        if let shown = control.withLock({ self.serial == serial ? firstPresentedPts : nil }) { return shown }
+        return track.frames.withContents { frames in frames.first(where: { $0.serial == serial })?.pts }
+    }
+
+    func refresh(at time: Double) -> VideoRefresh {
+        let (wanted, running, preview, followsAudio) = control.withLock { (wantedSerial, isRunning, previewWanted, self.followsAudio) }
+        if wanted != serial { reset(to: wanted) }
+        if preview, firstPresentedPts == nil {
+            guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+            control.withLock { previewWanted = false }
+            return VideoRefresh(frame: frame, nextDeadline: nil)
+        }
+        guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+
+        let mode: VideoSync.Mode = isUntimed ? .untimed : followsAudio ? .followAudio : .selfPaced
+        let isFinished = track.hasFinishedDecoding(serial: serial)
+        guard let now = clockTime(at: time, mode: mode) else {
+            if isFinished, track.frames.withContents({ frames in dropStale(&frames); return frames.isEmpty }) {
+                return endOfVideo(clock: lastPresentedEnd ?? 0, at: time)
+            }
+            return VideoRefresh(frame: nil, nextDeadline: nil)
+        }
+        let (frame, decision, isEmpty) = track.frames.withContents { frames in
+            dropStale(&frames)
+            let decision = VideoSync.decide(queued: frames.lazy.map(\.pts), clock: now, mode: mode)
+            for _ in 0..<decision.dropCount {
+                let late = frames.removeFirst()
+                if late.serial == serial { droppedFrames.add(1, ordering: .relaxed) }
+                track.recycle(late)
+            }
+            let frame = decision.present == nil ? nil : frames.removeFirst()
+            return (frame, decision, frames.isEmpty)
+        }
+        let nextDeadline = decision.nextDue.map { time + ($0 - now) }
+        guard let frame else {
+            if isFinished, isEmpty { return endOfVideo(clock: now, at: time) }
+            return VideoRefresh(frame: nil, nextDeadline: nextDeadline)
+        }
+        guard frame.serial == serial else {
+            track.recycle(frame)
+            return VideoRefresh(frame: nil, nextDeadline: time)
+        }
+        if decision.resetClock { clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts) }
+        return VideoRefresh(frame: frame, nextDeadline: nextDeadline)
+    }
+
+    func didPresent(_ frame: Frame, at time: Double) {
+        if firstPresentedPts == nil {
+            control.withLock { firstPresentedPts = frame.pts }
+            notifier.post(.firstFramePresented, serial: serial)
+        }
+        lastPresentedEnd = frame.pts + frame.duration
+        if let now = clock.time(at: time) {
+            avDifferenceMicroseconds.store(Int(((now - frame.pts) * 1_000_000).rounded()), ordering: .relaxed)
+        }
+        if frame.loopPass != lastPass {
+            lastPass = frame.loopPass
+            if control.withLock({ reportsLoops }) { notifier.post(.loopPassed, serial: serial) }
+        }
+        track.recycle(frame)
+    }
+
+    /// The clock now; a self-paced clock not yet running starts at the first frame.
+    private func clockTime(at time: Double, mode: VideoSync.Mode) -> Double? {
+        if let now = clock.time(at: time) { return now }
+        guard mode != .followAudio else { return nil }  // the first audio callback sets it
+        guard let start = firstPresentedPts ?? track.frames.withContents({ frames -> Double? in
+            dropStale(&frames)
+            return frames.first?.pts
+        }) else { return nil }
+        clock.set(start, at: time, loopOffset: 0)
+        return start
+    }
+
+    /// The last frame has been shown for its duration: the video has ended.
+    private func endOfVideo(clock now: Double, at time: Double) -> VideoRefresh {
+        let end = lastPresentedEnd ?? now
+        if now + VideoSync.tolerance < end {
+            return VideoRefresh(frame: nil, nextDeadline: time + (end - now))
+        }
+        if !endReported {
+            endReported = true
+            notifier.post(.videoEnded, serial: serial)
+        }
+        return VideoRefresh(frame: nil, nextDeadline: nil)
+    }
+
+    private func popFirst() -> Frame? {
+        track.frames.withContents { frames in
+            dropStale(&frames)
+            return frames.isEmpty ? nil : frames.removeFirst()
+        }
+    }
+
+    private func dropStale(_ frames: inout RingBuffer<Frame>.Contents) {
+        while let first = frames.first, first.serial != serial {
+            track.recycle(frames.removeFirst())
+        }
+    }
+
+    private func reset(to newSerial: Int) {
+        control.withLock {
+            serial = newSerial
+            firstPresentedPts = nil
+        }
+        lastPresentedEnd = nil
+        lastPass = 0
+        endReported = false
+    }
+}

@@ -1,0 +1,175 @@
+import CFFmpeg
+import Synchronization
+
+/// The FFmpeg source: opens a URL with libavformat, keeps the best video and audio streams as
+/// tracks, and runs the read loop (ReadLoop.swift) on its own thread.
+///
+/// States: idle → opening → reading ⇄ paused (buffer full) / seeking → finished (end of file) /
+/// closed. Buffering is decided on the read thread (SourceBuffering.swift).
+public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable {
+    struct SeekRequest {
+        var position: Double
+        var mode: SeekMode
+        var serial: Int
+    }
+
+    public let url: String
+    let options: SourceOptions
+    let container: InputContainer
+    weak var delegate: SourceDelegate?
+
+    // Guarded by `lock`.
+    let lock = ConditionLock()
+    var stateValue = SourceState.idle
+    var looping: Bool
+    var pendingSeek: SeekRequest?
+    var requestedSerial = 0
+    var closing = false
+    var openedTracks: [Track] = []
+
+    // Owned by the read thread.
+    var tracks: [Track] = []
+    var readSerial = 0
+    var phase = BufferingPhase.firstOpen
+    var loadState = LoadState.idle
+    var endOfFile = false
+    var lastEvaluation = 0.0
+    var trackBuffers: [TrackBuffer] = []
+    var loop = LoopProgress()
+    var scratchPacket: UnsafeMutablePointer<AVPacket>?
+
+    /// Set while the first-open or after-seek rules apply: decoded frames then wake the read loop
+    /// so playback starts as soon as the rules allow.
+    let isStartingUp = Atomic<Bool>(true)
+    private var readThread: JoinableThread?
+
+    public init(url: String, options: SourceOptions = SourceOptions()) {
+        self.url = url
+        self.options = options
+        looping = options.isLooping
+        container = InputContainer(url: url)
+    }
+
+    deinit { close() }
+
+    public var state: SourceState { lock.withLock { stateValue } }
+
+    public var isLooping: Bool {
+        get { lock.withLock { looping } }
+        set { lock.withLock { looping = newValue } }
+    }
+
+    public func open(delegate: SourceDelegate) {
+        lock.withLock {
+            guard stateValue == .idle else { return }
+            self.delegate = delegate
+            stateValue = .opening
+            readThread = JoinableThread(name: "hp-read") { [self] in runReadLoop() }
+        }
+    }
+
+    public func seek(to position: Double, mode: SeekMode) -> Int {
+        let (serial, tracks) = lock.withLock {
+            requestedSerial += 1
+            pendingSeek = SeekRequest(position: position, mode: mode, serial: requestedSerial)
+            lock.broadcast()
+            return (requestedSerial, openedTracks)
+        }
+        // Empty the queues now: a read or decode thread blocked on a full one wakes at once, and
+        // nothing from before the seek waits in them.
+        for track in tracks {
+            track.packets.flush(track.recycle)
+            track.frames.flush(track.recycle)
+        }
+        return serial
+    }
+
+    public func close() {
+        let thread: JoinableThread? = lock.withLock {
+            closing = true
+            lock.broadcast()
+            return readThread
+        }
+        container.abort()
+        for track in lock.withLock({ openedTracks }) { track.packets.close() }
+        thread?.join()
+        for track in lock.withLock({ openedTracks }) { track.close() }
+        container.close()
+        if scratchPacket != nil { av_packet_free(&scratchPacket) }
+        lock.withLock { stateValue = .closed }
+    }
+
+    // MARK: Opening (on the read thread)
+
+    /// Opens the container, makes a track per chosen stream and lets the delegate configure them.
+    func openMedia() throws(MediaError) {
+        try container.open()
+        tracks = try makeTracks()
+        let info = MediaProbe.info(of: container)
+        try delegate?.source(self, didOpen: info, tracks: tracks)
+        scratchPacket = av_packet_alloc()
+        trackBuffers = tracks.map { _ in
+            TrackBuffer(kind: .video, packetCount: 0, packetCapacity: 0, frameCount: 0, frameCapacity: 0, packetsPerSecond: 0, isEndOfFile: false)
+        }
+        for track in tracks {
+            track.listener = self
+            track.startDecoding()
+        }
+        lock.withLock { openedTracks = tracks }
+    }
+
+    /// The best video and audio streams with a decoder each; every other stream is discarded.
+    private func makeTracks() throws(MediaError) -> [Track] {
+        guard let context = container.context else { throw MediaError(input: url, reason: "not open") }
+        var video = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        if video >= 0, context.pointee.streams[Int(video)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+            video = -1  // cover art, not a moving picture
+        }
+        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, video, nil, 0)
+        var made: [Track] = []
+        var problems: [String] = []
+        for stream in container.streams {
+            let index = stream.pointee.index
+            let kind: MediaKind? = index == video ? .video : index == audio ? .audio : nil
+            guard let kind else {
+                stream.pointee.discard = AVDISCARD_ALL
+                continue
+            }
+            do {
+                let decoder = try SoftwareDecoder(stream: stream)
+                made.append(Track(kind: kind, stream: stream, decoder: decoder, startTime: container.startTime,
+                                  packetCapacity: options.packetQueueCapacity,
+                                  frameCapacity: kind == .video ? options.videoFrameQueueCapacity : options.audioFrameQueueCapacity))
+            } catch {
+                let problem = "\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)"
+                Log.source.warning("\(url): skipping \(problem)")
+                problems.append(problem)
+                stream.pointee.discard = AVDISCARD_ALL
+            }
+        }
+        guard !made.isEmpty else {
+            throw MediaError(input: url, reason: problems.first ?? "no audio or video stream")
+        }
+        return made
+    }
+
+    // MARK: TrackListener (decode threads)
+
+    func trackDidChangeQueues(_ track: Track) {
+        guard isStartingUp.load(ordering: .relaxed) else { return }
+        let tracks = lock.withLock {
+            lock.broadcast()
+            return openedTracks
+        }
+        for track in tracks { track.packets.wakeProducer() }
+    }
+}
+
+/// Where the read loop is in a looped file.
+struct LoopProgress {
+    var pass = 0
+    /// Seconds added to this pass's timestamps: the length of the passes before.
+    var offset = 0.0
+    /// The latest end (pts + duration, seconds, without offset) of any packet in this pass.
+    var passEnd = -Double.infinity
+}

@@ -1,0 +1,50 @@
+/// The read loop's states.
+public enum SourceState: String, Sendable {
+    case idle, opening, reading, paused, seeking, finished, closed
+}
+
+/// Whether playback may run: the second of the player's two state machines.
+public enum LoadState: String, Sendable {
+    case idle, loading, playable
+}
+
+public enum SeekMode: String, Sendable {
+    /// Frames before the target are decoded and dropped; the first shown is the first at or after it.
+    case exact
+    /// Lands on the key frame at or before the target.
+    case keyframe
+}
+
+public struct SourceOptions: Sendable {
+    public var buffering = BufferingOptions()
+    public var packetQueueCapacity = 256
+    public var videoFrameQueueCapacity = 8
+    public var audioFrameQueueCapacity = 16
+    public var isLooping = false
+
+    public init() {}
+}
+
+/// What a source tells its owner, on the source's read thread.
+public protocol SourceDelegate: AnyObject, Sendable {
+    /// The media is open and its tracks made. Configure them for the outputs here: decoding starts
+    /// when this returns. Throwing fails the open with that error.
+    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError)
+    func source(_ source: MediaSource, didFailWith error: MediaError)
+    /// A buffering evaluation, with the load state it leads to, for the frames of `serial`.
+    func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int)
+}
+
+/// Opens media, reads it on its own thread into its tracks, seeks, loops and decides buffering.
+public protocol MediaSource: AnyObject, Sendable {
+    var url: String { get }
+    var state: SourceState { get }
+    var isLooping: Bool { get set }
+    /// Starts the read thread, which opens the media and reports to `delegate`.
+    func open(delegate: SourceDelegate)
+    /// Asks for a seek to `position` seconds from the start; the last request wins.
+    /// - Returns: the serial the frames at the new position will carry.
+    func seek(to position: Double, mode: SeekMode) -> Int
+    /// Stops and joins every thread and frees every FFmpeg object.
+    func close()
+}

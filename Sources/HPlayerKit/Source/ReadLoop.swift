@@ -1,0 +1,154 @@
+import CFFmpeg
+import CHPlayerShim
+
+/// The read thread: reads packets into the tracks, executes seeks, loops at the end of file,
+/// and pauses while the buffer is full.
+extension FFmpegSource {
+    /// How long a blocked read thread sleeps before looking at buffering, seeks and close again.
+    static let idleInterval = 0.1
+
+    func runReadLoop() {
+        do {
+            try openMedia()
+        } catch {
+            lock.withLock { stateValue = .closed }
+            delegate?.source(self, didFailWith: error)
+            return
+        }
+        lock.withLock { if stateValue == .opening { stateValue = .reading } }
+        evaluateBuffering(force: true)
+        while true {
+            lock.lock()
+            if closing {
+                lock.unlock()
+                break
+            }
+            if let request = pendingSeek {
+                pendingSeek = nil
+                stateValue = .seeking
+                lock.unlock()
+                execute(request)
+                continue
+            }
+            if stateValue == .paused || stateValue == .finished {
+                lock.wait(until: MonotonicClock.now() + Self.idleInterval)
+                lock.unlock()
+                evaluateBuffering(force: false)
+                continue
+            }
+            lock.unlock()
+            readPacket()
+            evaluateBuffering(force: false)
+        }
+    }
+
+    private func readPacket() {
+        guard let scratch = scratchPacket else { return }
+        let result = container.read(into: scratch)
+        if result < 0 {
+            switch result {
+            case hp_averror_eagain():
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.005)
+            case hp_averror_exit():
+                break  // aborted by close
+            case hp_averror_eof():
+                reachEndOfFile()
+            default:
+                Log.source.warning("\(url): read error, treating as end of file: \(FFmpegError(result))")
+                reachEndOfFile()
+            }
+            return
+        }
+        guard let track = tracks.first(where: { $0.streamIndex == scratch.pointee.stream_index }) else {
+            av_packet_unref(scratch)
+            return
+        }
+        notePassEnd(of: scratch, timeBase: track.timeBase)
+        let packet = track.packetPool.acquire()
+        av_packet_move_ref(packet.avPacket, scratch)
+        packet.serial = readSerial
+        packet.loopPass = loop.pass
+        packet.loopOffset = loop.offset == 0 ? 0 : track.timeBase.ticks(loop.offset)
+        enqueue(packet, to: track)
+    }
+
+    /// Pushes `packet`, waking up while the queue stays full to keep buffering, seeks and close
+    /// attended. A packet is dropped when a seek or close makes it pointless.
+    private func enqueue(_ packet: Packet, to track: Track) {
+        while true {
+            switch track.packets.push(packet, deadline: MonotonicClock.now() + Self.idleInterval) {
+            case .pushed:
+                return
+            case .closed:
+                track.recycle(packet)
+                return
+            case .interrupted:
+                evaluateBuffering(force: false)
+                if lock.withLock({ closing || pendingSeek != nil }) {
+                    track.recycle(packet)
+                    return
+                }
+            }
+        }
+    }
+
+    private func notePassEnd(of packet: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {
+        let start = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
+        guard let seconds = timeBase.seconds(start) else { return }
+        let end = seconds + (timeBase.seconds(max(packet.pointee.duration, 0)) ?? 0)
+        if end > loop.passEnd { loop.passEnd = end }
+    }
+
+    private func reachEndOfFile() {
+        if isLooping, startNextPass() { return }
+        for track in tracks {
+            let endMarker = track.packetPool.acquire()
+            endMarker.kind = .endOfStream
+            endMarker.serial = readSerial
+            enqueue(endMarker, to: track)
+        }
+        endOfFile = true
+        lock.withLock { if stateValue == .reading { stateValue = .finished } }
+        evaluateBuffering(force: true)
+    }
+
+    /// Loops with no gap: reading goes on from the start, timestamps shifted by the pass's length,
+    /// and nothing queued is flushed.
+    private func startNextPass() -> Bool {
+        let passLength = loop.passEnd - container.startTime
+        guard passLength > 0 else { return false }
+        let result = container.seek(toMicroseconds: Int64((container.startTime * 1_000_000).rounded()))
+        guard result >= 0 else {
+            Log.source.warning("\(url): cannot loop, seeking to the start failed: \(FFmpegError(result))")
+            return false
+        }
+        loop = LoopProgress(pass: loop.pass + 1, offset: loop.offset + passLength)
+        Log.source.debug("\(url): loop pass \(loop.pass) at +\(loop.offset)s")
+        return true
+    }
+
+    private func execute(_ request: SeekRequest) {
+        var position = max(0, request.position)
+        if let duration = container.duration, position > duration {
+            position = isLooping ? 0 : duration
+        }
+        let target = container.startTime + position
+        let result = container.seek(toMicroseconds: Int64((target * 1_000_000).rounded()))
+        if result < 0 {
+            Log.source.warning("\(url): cannot seek to \(position)s: \(FFmpegError(result))")
+        }
+        readSerial = request.serial
+        loop = LoopProgress()
+        endOfFile = false
+        for track in tracks {
+            track.packets.flush(track.recycle)
+            track.frames.flush(track.recycle)
+            track.setDropTarget(serial: request.serial, pts: request.mode == .exact ? target : nil)
+        }
+        phase = .afterSeek
+        loadState = .loading
+        isStartingUp.store(true, ordering: .relaxed)
+        lock.withLock { if stateValue == .seeking { stateValue = .reading } }
+        evaluateBuffering(force: true)
+    }
+}

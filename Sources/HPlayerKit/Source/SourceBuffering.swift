@@ -1,0 +1,35 @@
+/// The buffering decision, made on the read thread when the queues have changed: at once on first
+/// open and after a seek, otherwise at most every 100 ms.
+extension FFmpegSource {
+    static let evaluationInterval = 0.1
+
+    func evaluateBuffering(force: Bool) {
+        let now = MonotonicClock.now()
+        guard force || phase != .steady || now - lastEvaluation >= Self.evaluationInterval else { return }
+        lastEvaluation = now
+        let serial = readSerial
+        for (index, track) in tracks.enumerated() {
+            let frameCount = track.frames.withContents { frames in
+                frames.reduce(0) { $0 + ($1.serial == serial ? 1 : 0) }
+            }
+            trackBuffers[index] = TrackBuffer(
+                kind: track.kind, packetCount: track.packets.count, packetCapacity: track.packets.capacity,
+                frameCount: frameCount, frameCapacity: track.frames.capacity,
+                packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile)
+        }
+        let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: options.buffering)
+        loadState = BufferingPolicy.nextLoadState(loadState, report: report)
+        if loadState == .playable, phase != .steady {
+            phase = .steady
+            isStartingUp.store(false, ordering: .relaxed)
+        }
+        lock.withLock {
+            guard stateValue == .reading || stateValue == .paused else { return }
+            let pause = BufferingPolicy.shouldPauseReading(isPaused: stateValue == .paused,
+                                                           bufferedDuration: report.bufferedDuration,
+                                                           options: options.buffering)
+            stateValue = pause ? .paused : .reading
+        }
+        delegate?.source(self, didEvaluate: report, loadState: loadState, serial: serial)
+    }
+}

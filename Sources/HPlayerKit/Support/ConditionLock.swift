@@ -1,0 +1,51 @@
+import Glibc
+
+/// A pthread mutex with one condition variable on the monotonic clock.
+///
+/// The building block of every queue and wait in the engine: ring buffers, the read loop's pause,
+/// the output threads. Timed waits use CLOCK_MONOTONIC so a wall-clock change never stalls playback.
+public final class ConditionLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    @inline(__always)
+    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits for a broadcast; the caller holds the lock and re-checks its predicate after.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits for a broadcast or until `deadline` (monotonic seconds); false when the deadline passed.
+    @discardableResult
+    public func wait(until deadline: Double) -> Bool {
+        var time = timespec()
+        let seconds = deadline.rounded(.down)
+        time.tv_sec = Int(seconds)
+        time.tv_nsec = Int((deadline - seconds) * 1e9)
+        return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
+    }
+
+    public func broadcast() { pthread_cond_broadcast(condition) }
+}

@@ -1,0 +1,44 @@
+import CHPlayerShim
+import Logging
+
+/// The engine's loggers, one label per layer, so a log line says where it came from.
+enum Log {
+    static let source = Logger(label: "hplayer.source")
+    static let track = Logger(label: "hplayer.track")
+    static let player = Logger(label: "hplayer.player")
+    static let output = Logger(label: "hplayer.output")
+    static let ffmpeg = Logger(label: "hplayer.ffmpeg")
+}
+
+/// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.
+public enum FFmpegLogBridge {
+    /// - Parameter level: the most verbose swift-log level to pass on.
+    public static func install(level: Logger.Level) {
+        hp_set_log_sink({ avLevel, line in
+            guard let line else { return }
+            Log.ffmpeg.log(level: FFmpegLogBridge.level(forAVLevel: avLevel), "\(String(cString: line))")
+        }, avLevel(for: level))
+    }
+
+    static func level(forAVLevel avLevel: Int32) -> Logger.Level {
+        switch avLevel {
+        case ...8: return .critical      // AV_LOG_FATAL and AV_LOG_PANIC
+        case ...16: return .error        // AV_LOG_ERROR
+        case ...24: return .warning      // AV_LOG_WARNING
+        case ...32: return .info         // AV_LOG_INFO
+        case ...48: return .debug        // AV_LOG_VERBOSE, AV_LOG_DEBUG
+        default: return .trace
+        }
+    }
+
+    static func avLevel(for level: Logger.Level) -> Int32 {
+        switch level {
+        case .trace: return 56
+        case .debug: return 48
+        case .info, .notice: return 32
+        case .warning: return 24
+        case .error: return 16
+        case .critical: return 8
+        }
+    }
+}

@@ -1,0 +1,169 @@
+/// The one bounded queue of the pipeline: packet queues (read loop → decode loop) and frame queues
+/// (decode loop → render) are both this type.
+///
+/// Power-of-two capacity with masked indices and wrapping counters, one lock and one condition
+/// variable. A producer that finds it full sleeps until the count falls to half, so it wakes once
+/// per half-buffer rather than once per element. A consumer either sleeps until something arrives
+/// (a decode thread) or gets nothing at once (a render callback never waits). `flush` empties it and
+/// wakes every waiter; `close` makes every current and later wait return.
+public final class RingBuffer<Element>: @unchecked Sendable {
+    public enum PushResult: Equatable {
+        case pushed
+        /// The deadline passed or `wakeProducer()` was called before room came.
+        case interrupted
+        /// The buffer is closed; the element was not taken.
+        case closed
+    }
+
+    public let capacity: Int
+    private let mask: UInt
+    private let storage: UnsafeMutablePointer<Element?>
+    private var readCounter: UInt = 0
+    private var writeCounter: UInt = 0
+    private var waitingProducers = 0
+    private var waitingConsumers = 0
+    private var producerWakeRequested = false
+    private var closed = false
+    private let lock = ConditionLock()
+
+    /// - Parameter capacity: rounded up to a power of two, at least 2.
+    public init(capacity: Int) {
+        var size = 2
+        while size < capacity { size <<= 1 }
+        self.capacity = size
+        mask = UInt(size - 1)
+        storage = .allocate(capacity: size)
+        storage.initialize(repeating: nil, count: size)
+    }
+
+    deinit {
+        storage.deinitialize(count: capacity)
+        storage.deallocate()
+    }
+
+    public var count: Int { lock.withLock { Int(writeCounter &- readCounter) } }
+    public var isClosed: Bool { lock.withLock { closed } }
+
+    /// Appends `element`, sleeping while the buffer is full until it has drained to half.
+    /// - Parameter deadline: monotonic seconds after which a blocked push gives up with `.interrupted`.
+    public func push(_ element: Element, deadline: Double? = nil) -> PushResult {
+        insert(element, deadline: deadline) { _ in false }
+    }
+
+    /// Inserts `element` after every element whose key is not greater than its own, scanning back
+    /// from the tail: frames decoded out of order still leave in presentation order.
+    public func insert(_ element: Element, orderedBy key: (Element) -> Double, deadline: Double? = nil) -> PushResult {
+        let elementKey = key(element)
+        return insert(element, deadline: deadline) { key($0) > elementKey }
+    }
+
+    private func insert(_ element: Element, deadline: Double?, goesBefore: (Element) -> Bool) -> PushResult {
+        lock.lock()
+        defer { lock.unlock() }
+        if !closed, Int(writeCounter &- readCounter) == capacity {
+            waitingProducers += 1
+            while !closed, !producerWakeRequested, Int(writeCounter &- readCounter) > capacity / 2 {
+                if let deadline {
+                    if !lock.wait(until: deadline) { break }
+                } else {
+                    lock.wait()
+                }
+            }
+            waitingProducers -= 1
+            if producerWakeRequested {
+                producerWakeRequested = false
+                return .interrupted
+            }
+        }
+        if closed { return .closed }
+        if Int(writeCounter &- readCounter) == capacity { return .interrupted }
+        var index = writeCounter
+        while index != readCounter, goesBefore(storage[Int((index &- 1) & mask)]!) {
+            storage[Int(index & mask)] = storage[Int((index &- 1) & mask)]
+            index &-= 1
+        }
+        storage[Int(index & mask)] = element
+        writeCounter &+= 1
+        if waitingConsumers > 0 { lock.broadcast() }
+        return .pushed
+    }
+
+    /// Removes the oldest element. With `blocking`, sleeps until one arrives, the buffer closes or
+    /// `deadline` (monotonic seconds) passes; without, returns nil at once when empty.
+    public func pop(blocking: Bool, deadline: Double? = nil) -> Element? {
+        lock.lock()
+        defer { lock.unlock() }
+        while !closed, writeCounter == readCounter {
+            guard blocking else { return nil }
+            waitingConsumers += 1
+            let woken = deadline.map { lock.wait(until: $0) } ?? { lock.wait(); return true }()
+            waitingConsumers -= 1
+            if !woken { return nil }
+        }
+        if closed { return nil }
+        return removeFirstLocked()
+    }
+
+    /// Runs `body` with the buffer locked, to look at the queued elements and remove from the front
+    /// in one step (the video renderer picks a frame and drops the ones it skips this way).
+    public func withContents<Result>(_ body: (inout Contents) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        var contents = Contents(buffer: self)
+        return body(&contents)
+    }
+
+    /// Empties the buffer, handing each element to `release`, and wakes every waiter.
+    public func flush(_ release: (Element) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        while writeCounter != readCounter {
+            release(removeFirstLocked())
+        }
+        lock.broadcast()
+    }
+
+    /// Makes a producer blocked on a full buffer (or the next one to block) return `.interrupted`,
+    /// so the read loop can attend to a seek, a close or a buffering decision.
+    public func wakeProducer() {
+        lock.withLock {
+            producerWakeRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// Ends all waiting for good: blocked and later pushes return `.closed`, pops return nil.
+    public func close() {
+        lock.withLock {
+            closed = true
+            lock.broadcast()
+        }
+    }
+
+    private func removeFirstLocked() -> Element {
+        let slot = Int(readCounter & mask)
+        let element = storage[slot].take()!
+        readCounter &+= 1
+        if waitingProducers > 0, Int(writeCounter &- readCounter) <= capacity / 2 {
+            lock.broadcast()
+        }
+        return element
+    }
+
+    /// The queued elements, oldest first, seen while the buffer is locked.
+    public struct Contents: RandomAccessCollection {
+        fileprivate unowned(unsafe) let buffer: RingBuffer
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { Int(buffer.writeCounter &- buffer.readCounter) }
+
+        public subscript(position: Int) -> Element {
+            buffer.storage[Int((buffer.readCounter &+ UInt(position)) & buffer.mask)]!
+        }
+
+        public mutating func removeFirst() -> Element {
+            precondition(!isEmpty, "removeFirst on an empty ring buffer")
+            return buffer.removeFirstLocked()
+        }
+    }
+}

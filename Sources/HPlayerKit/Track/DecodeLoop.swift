@@ -1,0 +1,286 @@
+import CFFmpeg
+
+/// The body of a track's decode thread: pops packets, decodes them, gives each frame its pts,
+/// drops what an exact seek skips, converts, and queues the frames.
+///
+/// A packet of a newer serial means a seek happened: the decoder is flushed (unless nothing has
+/// been sent to it yet), and everything keyed to the old position is forgotten.
+final class DecodeLoop: @unchecked Sendable {
+    private unowned let track: Track
+    private var serial = -1
+    private var sentSinceFlush = false
+    private var repair = TimestampRepair()
+    private var passes: LoopPasses
+    private var dropBefore: Double?
+    /// Exact seek past the last frame: the last frame dropped, shown if nothing later comes.
+    private var lastDropped: Frame?
+    private var queuedThisSerial = false
+    private var stopped = false
+    private var warnings = DecodeWarnings()
+
+    init(track: Track) {
+        self.track = track
+        passes = LoopPasses(startTicks: track.startTicks)
+    }
+
+    func run() {
+        while !stopped, let packet = track.packets.pop(blocking: true) {
+            track.listener?.trackDidChangeQueues(track)
+            if packet.serial != serial { begin(serial: packet.serial) }
+            switch packet.kind {
+            case .data: decode(packet)
+            case .endOfStream: drain()
+            }
+            track.recycle(packet)
+        }
+        discardLastDropped()
+    }
+
+    private func begin(serial newSerial: Int) {
+        if sentSinceFlush {
+            track.decoder.flush()
+            sentSinceFlush = false
+        }
+        track.resampler?.reset()
+        serial = newSerial
+        repair.reset()
+        passes.reset()
+        discardLastDropped()
+        dropBefore = track.dropTarget(for: newSerial)
+        queuedThisSerial = false
+        track.setCodecState(.decoding)
+    }
+
+    private func decode(_ packet: Packet) {
+        let avPacket = packet.avPacket
+        if packet.loopOffset != 0 {
+            if avPacket.pointee.pts != noTimestamp { avPacket.pointee.pts += packet.loopOffset }
+            if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += packet.loopOffset }
+        }
+        passes.noteReading(pass: packet.loopPass, offset: packet.loopOffset)
+        sentSinceFlush = true
+        while !stopped {
+            switch track.decoder.send(avPacket) {
+            case .ok, .endOfStream:
+                receiveFrames()
+                return
+            case .needsIO:
+                receiveFrames()
+            case .failed(let error):
+                warnings.note("\(track.kind) packet skipped: \(error)")
+                receiveFrames()
+                return
+            }
+        }
+    }
+
+    private func drain() {
+        track.setCodecState(.flushing)
+        if track.decoder.send(nil) != .ok {
+            warnings.note("\(track.kind) decoder could not drain")
+        }
+        receiveFrames()
+        drainResampler()
+        if !queuedThisSerial, let last = lastDropped {
+            lastDropped = nil
+            dropBefore = nil
+            queue(last)
+        }
+        discardLastDropped()
+        track.setCodecState(.finished, finishing: serial)
+        track.listener?.trackDidChangeQueues(track)
+    }
+
+    private func receiveFrames() {
+        while !stopped {
+            let frame = track.framePool.acquire()
+            switch track.decoder.receive(into: frame.avFrame) {
+            case .ok:
+                handleDecoded(frame)
+            case .needsIO, .endOfStream:
+                track.recycle(frame)
+                return
+            case .failed(let error):
+                track.recycle(frame)
+                warnings.note("\(track.kind) frame lost: \(error)")
+                return
+            }
+        }
+    }
+
+    private func handleDecoded(_ frame: Frame) {
+        stampTimes(frame)
+        switch track.kind {
+        case .video: handleVideo(frame)
+        case .audio: handleAudio(frame)
+        }
+    }
+
+    private func stampTimes(_ frame: Frame) {
+        let avFrame = frame.avFrame.pointee
+        let timeBase = track.timeBase
+        let bestEffort = avFrame.best_effort_timestamp == noTimestamp ? nil : avFrame.best_effort_timestamp
+        let durationSeconds: Double
+        switch track.kind {
+        case .video:
+            let packetDuration = avFrame.pkt_duration > 0 ? timeBase.seconds(avFrame.pkt_duration) ?? 0 : 0
+            durationSeconds = packetDuration > 0 ? packetDuration : track.nominalFrameDuration
+        case .audio:
+            durationSeconds = avFrame.sample_rate > 0 ? Double(avFrame.nb_samples) / Double(avFrame.sample_rate) : 0
+        }
+        // Rounded down so a prediction never runs ahead of the stream's own timestamps.
+        let durationTicks = Int64((durationSeconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        let ticks = repair.pts(bestEffort: bestEffort, duration: durationTicks) ?? track.startTicks
+        let pass = passes.pass(containing: ticks)
+        frame.pts = timeBase.seconds(ticks) ?? 0
+        frame.mediaPts = timeBase.seconds(ticks - pass.offset) ?? 0
+        frame.duration = durationSeconds
+        frame.serial = serial
+        frame.loopPass = pass.number
+    }
+
+    private func handleVideo(_ frame: Frame) {
+        if let target = dropBefore {
+            if frame.pts < target - Self.timestampTolerance {
+                discardLastDropped()
+                lastDropped = frame
+                return
+            }
+            dropBefore = nil
+            discardLastDropped()
+        }
+        queue(frame)
+    }
+
+    private func handleAudio(_ decoded: Frame) {
+        guard let frame = resampled(decoded) else { return }
+        if let target = dropBefore {
+            let rate = Double(track.audioFormat?.sampleRate ?? 1)
+            let end = frame.pts + Double(frame.sampleCount) / rate
+            if end <= target + Self.timestampTolerance {
+                track.recycle(frame)
+                return
+            }
+            frame.consumedSamples = max(0, min(frame.sampleCount, Int(((target - frame.pts) * rate).rounded())))
+            dropBefore = nil
+        }
+        queue(frame)
+    }
+
+    /// The frame in the output's audio format: itself, or a resampled copy from the pool.
+    private func resampled(_ decoded: Frame) -> Frame? {
+        guard let resampler = track.resampler, !resampler.isPassthrough(decoded.avFrame) else { return decoded }
+        let delay = resampler.delay
+        let output = track.framePool.acquire()
+        do {
+            try resampler.convert(decoded.avFrame, into: output.avFrame)
+        } catch {
+            warnings.note("audio frame lost: cannot resample: \(error)")
+            track.recycle(output)
+            track.recycle(decoded)
+            return nil
+        }
+        output.takeTimes(from: decoded, movedBack: delay, sampleRate: resampler.output.sampleRate)
+        track.recycle(decoded)
+        guard output.sampleCount > 0 else {
+            track.recycle(output)
+            return nil
+        }
+        return output
+    }
+
+    private func drainResampler() {
+        guard let resampler = track.resampler, track.kind == .audio else { return }
+        let output = track.framePool.acquire()
+        let predicted = output
+        do {
+            if try resampler.drain(into: output.avFrame) {
+                predicted.pts = lastQueuedEnd
+                predicted.mediaPts = lastQueuedMediaEnd
+                predicted.duration = Double(output.sampleCount) / Double(resampler.output.sampleRate)
+                predicted.serial = serial
+                queue(output)
+                return
+            }
+        } catch {
+            warnings.note("audio tail lost: \(error)")
+        }
+        track.recycle(output)
+    }
+
+    private var lastQueuedEnd = 0.0
+    private var lastQueuedMediaEnd = 0.0
+
+    private func queue(_ frame: Frame) {
+        if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.pixelFormat) {
+            let converted = track.framePool.acquire()
+            do {
+                try converter.convert(frame.avFrame, into: converted.avFrame)
+            } catch {
+                warnings.note("video frame lost: cannot convert: \(error)")
+                track.recycle(converted)
+                track.recycle(frame)
+                return
+            }
+            converted.takeTimes(from: frame, movedBack: 0, sampleRate: nil)
+            track.recycle(frame)
+            push(converted)
+        } else {
+            push(frame)
+        }
+    }
+
+    private func push(_ frame: Frame) {
+        lastQueuedEnd = frame.pts + frame.duration
+        lastQueuedMediaEnd = frame.mediaPts + frame.duration
+        queuedThisSerial = true
+        let result = track.kind == .video
+            ? track.frames.insert(frame, orderedBy: { $0.pts })
+            : track.frames.push(frame)
+        if result != .pushed {
+            track.recycle(frame)
+            if result == .closed { stopped = true }
+            return
+        }
+        track.listener?.trackDidChangeQueues(track)
+    }
+
+    private func discardLastDropped() {
+        if let frame = lastDropped {
+            track.recycle(frame)
+            lastDropped = nil
+        }
+    }
+
+    /// Timestamps closer than this are the same instant (rounding between time bases).
+    static let timestampTolerance = 1e-6
+}
+
+extension Frame {
+    /// Copies the timing of `source` onto this converted frame.
+    func takeTimes(from source: Frame, movedBack delay: Double, sampleRate: Int?) {
+        pts = source.pts - delay
+        mediaPts = source.mediaPts - delay
+        serial = source.serial
+        loopPass = source.loopPass
+        if let sampleRate, sampleRate > 0 {
+            duration = Double(sampleCount) / Double(sampleRate)
+        } else {
+            duration = source.duration
+        }
+    }
+}
+
+/// Corrupt data is skipped with a warning; a broken file must not flood the log with them.
+struct DecodeWarnings {
+    private var count = 0
+
+    mutating func note(_ message: @autoclosure () -> String) {
+        count += 1
+        if count <= 5 {
+            Log.track.warning("\(message())")
+        } else if count.isMultiple(of: 100) {
+            Log.track.warning("\(message()) (\(count) decode problems so far)")
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import CFFmpeg
+import Synchronization
+
+public enum MediaKind: String, Sendable {
+    case video
+    case audio
+}
+
+/// What a track's decode loop is doing.
+public enum CodecState: Sendable, Equatable {
+    case decoding
+    /// Draining the decoder after the last packet.
+    case flushing
+    case finished
+}
+
+/// Hears about a track's queue activity: its source, which decides buffering from it.
+protocol TrackListener: AnyObject, Sendable {
+    func trackDidChangeQueues(_ track: Track)
+}
+
+/// One played stream: packet queue → its own decode thread → frame queue.
+///
+/// The source pushes packets; the decode loop pops them, decodes, converts to what the output
+/// takes and queues frames (video in pts order); a renderer takes frames and gives them back with
+/// `recycle`. Packets and frames come from pools, so steady playback allocates none.
+public final class Track: @unchecked Sendable {
+    public let kind: MediaKind
+    public let streamIndex: Int32
+    let timeBase: TimeBase
+    /// Packets per second (audio: sample rate / samples per packet): turns queue lengths into
+    /// seconds of buffer.
+    public let packetsPerSecond: Double
+    /// Seconds one packet lasts when the stream does not say (1 / packetsPerSecond).
+    var nominalFrameDuration: Double { 1 / packetsPerSecond }
+    /// The container's start time in this stream's ticks: where every loop pass begins.
+    let startTicks: Int64
+
+    let packets: RingBuffer<Packet>
+    public let frames: RingBuffer<Frame>
+    let packetPool: ObjectPool<Packet>
+    let framePool: ObjectPool<Frame>
+    let decoder: Decoder
+    private(set) var pixelConverter: PixelConverter?
+    private(set) var resampler: AudioResampler?
+    /// The format frames are queued in (audio tracks).
+    public private(set) var audioFormat: AudioFormat?
+    /// The decoded audio's rate and channels, as float samples (audio tracks).
+    public let nativeAudioFormat: AudioFormat?
+
+    weak var listener: TrackListener?
+    private let lock = ConditionLock()
+    private var state = CodecState.decoding
+    private var dropTarget: (serial: Int, pts: Double)?
+    private let finishedSerial = Atomic<Int>(-1)
+    private var thread: JoinableThread?
+
+    init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, decoder: Decoder, startTime: Double,
+         packetCapacity: Int, frameCapacity: Int) {
+        self.kind = kind
+        streamIndex = stream.pointee.index
+        timeBase = TimeBase(stream.pointee.time_base)
+        self.decoder = decoder
+        packetsPerSecond = Self.packetsPerSecond(kind: kind, stream: stream)
+        startTicks = timeBase.ticks(startTime)
+        let parameters = stream.pointee.codecpar.pointee
+        nativeAudioFormat = kind == .audio
+            ? AudioFormat(sampleFormat: .float32, sampleRate: Int(max(parameters.sample_rate, 1)),
+                          channelCount: Int(max(parameters.ch_layout.nb_channels, 1)))
+            : nil
+        packets = RingBuffer(capacity: packetCapacity)
+        frames = RingBuffer(capacity: frameCapacity)
+        packetPool = ObjectPool(reserve: packets.capacity * 2 + 8) { Packet() }
+        framePool = ObjectPool(reserve: frames.capacity * 2 + 8) { Frame() }
+    }
+
+    /// Video: the pixel formats the output takes (nil: any); must come before `startDecoding`.
+    func configureVideo(acceptedPixelFormats: [AVPixelFormat]?) {
+        pixelConverter = PixelConverter(accepted: acceptedPixelFormats)
+    }
+
+    /// Audio: the format the output takes; must come before `startDecoding`.
+    func configureAudio(output: AudioFormat) {
+        audioFormat = output
+        resampler = AudioResampler(output: output)
+    }
+
+    func startDecoding() {
+        let loop = DecodeLoop(track: self)
+        thread = JoinableThread(name: "hp-decode-\(kind.rawValue)") { loop.run() }
+    }
+
+    /// Stops the decode thread, joins it and returns every queued packet and frame to its pool.
+    func close() {
+        packets.close()
+        frames.close()
+        thread?.join()
+        thread = nil
+        packets.flush(recycle)
+        frames.flush(recycle)
+    }
+
+    // MARK: State shared with the decode loop
+
+    public var codecState: CodecState { lock.withLock { state } }
+
+    func setCodecState(_ newState: CodecState, finishing serial: Int? = nil) {
+        lock.withLock { state = newState }
+        if let serial { finishedSerial.store(serial, ordering: .releasing) }
+    }
+
+    /// True once the decoder has drained every frame of `serial`.
+    public func hasFinishedDecoding(serial: Int) -> Bool {
+        finishedSerial.load(ordering: .acquiring) == serial
+    }
+
+    /// Exact seek: frames of `serial` before `pts` (seconds) are decoded and dropped.
+    func setDropTarget(serial: Int, pts: Double?) {
+        lock.withLock { dropTarget = pts.map { (serial, $0) } }
+    }
+
+    func dropTarget(for serial: Int) -> Double? {
+        lock.withLock { dropTarget?.serial == serial ? dropTarget?.pts : nil }
+    }
+
+    // MARK: Pools
+
+    /// Gives a frame back once it has been presented or dropped.
+    public func recycle(_ frame: Frame) {
+        frame.reset()
+        framePool.release(frame)
+    }
+
+    func recycle(_ packet: Packet) {
+        packet.reset()
+        packetPool.release(packet)
+    }
+
+    /// Packet and frame wrappers ever made: flat in steady playback.
+    public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount }
+
+    private static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
+        let parameters = stream.pointee.codecpar.pointee
+        switch kind {
+        case .video:
+            for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+                let fps = rate.seconds
+                if fps > 0.5 && fps < 1000 { return fps }
+            }
+            return 25
+        case .audio:
+            let samplesPerPacket = parameters.frame_size > 0 ? parameters.frame_size : 1024
+            return parameters.sample_rate > 0 ? Double(parameters.sample_rate) / Double(samplesPerPacket) : 43
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HPlayerKit
+import Logging
+
+struct HPlayerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hplayer",
+        abstract: "A media player engine and player for Linux.",
+        subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self],
+        defaultSubcommand: PlayCommand.self
+    )
+}
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Flag(name: [.customShort("v"), .long], help: "Log more (repeat for debug logs).")
+    var verbose: Int
+
+    @Flag(name: .long, help: "Log errors only.")
+    var quiet = false
+
+    func bootstrapLogging() {
+        let level: Logger.Level = quiet ? .error : verbose >= 2 ? .debug : verbose == 1 ? .info : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        // libav*'s own messages: fatal ones always, the rest with -v.
+        FFmpegLogBridge.install(level: verbose >= 1 ? level : .critical)
+    }
+}
+
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe", abstract: "Describe a media file: container, duration, bit rate and every stream.")
+
+    @Argument(help: "The file or URL.") var url: String
+    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        common.bootstrapLogging()
+        let info: MediaInfo
+        do {
+            info = try MediaProbe.probe(url: url)
+        } catch {
+            throw CommandLineFailure.media(error)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(info), as: UTF8.self))
+        } else {
+            print(ProbeText.describe(info))
+        }
+    }
+}
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Read, decode and pass every frame through the queues as fast as possible.",
+        discussion: "Prints `frames N seconds S fps F` (video frames, or audio frames when there is no video).")
+
+    @Argument(help: "The file or URL.") var url: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        common.bootstrapLogging()
+        do {
+            let result = try DecodeBenchmark.run(url: url)
+            print("frames \(result.frames) seconds \(String(format: "%.3f", result.seconds)) fps \(String(format: "%.1f", result.framesPerSecond))")
+        } catch {
+            throw CommandLineFailure.media(error)
+        }
+    }
+}

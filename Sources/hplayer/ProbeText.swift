@@ -1,0 +1,34 @@
+import Foundation
+import HPlayerKit
+
+/// `hplayer probe` without --json: one line for the file, one per stream.
+enum ProbeText {
+    static func describe(_ info: MediaInfo) -> String {
+        var lines = ["Input: \(info.url)"]
+        var summary = "  container: \(info.container)"
+        if !info.containerLongName.isEmpty { summary += " (\(info.containerLongName))" }
+        summary += ", duration: " + (info.duration.map { String(format: "%.3f s", $0) } ?? "unknown")
+        summary += ", start: " + String(format: "%.3f s", info.startTime)
+        summary += ", bit rate: " + (info.bitRate.map { "\($0 / 1000) kb/s" } ?? "unknown")
+        lines.append(summary)
+        for stream in info.streams {
+            var parts = ["  stream \(stream.index): \(stream.type) \(stream.codec)"]
+            if let profile = stream.profile { parts.append("(\(profile))") }
+            if let width = stream.width, let height = stream.height { parts.append("\(width)x\(height)") }
+            if let aspect = stream.sampleAspectRatio { parts.append("SAR \(aspect)") }
+            if let rotation = stream.rotation, rotation != 0 { parts.append("rotation \(rotation)°") }
+            if let rate = stream.frameRate { parts.append(String(format: "%.3g fps", rate)) }
+            if let format = stream.pixelFormat { parts.append(format) }
+            if let rate = stream.sampleRate { parts.append("\(rate) Hz") }
+            if let channels = stream.channels {
+                parts.append("\(channels) channels" + (stream.channelLayout.map { " (\($0))" } ?? ""))
+            }
+            if let format = stream.sampleFormat { parts.append(format) }
+            if let bitRate = stream.bitRate { parts.append("\(bitRate / 1000) kb/s") }
+            if let language = stream.language { parts.append("[\(language)]") }
+            if stream.isAttachedPicture { parts.append("(attached picture)") }
+            lines.append(parts.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

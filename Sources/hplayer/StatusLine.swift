@@ -1,0 +1,47 @@
+import Foundation
+import Glibc
+import HPlayerKit
+
+/// The terminal status line, like mpv's:
+/// `AV: 00:00:03 / 00:01:00 (5%) A-V: 0.000 Dropped: 0 Buffer: 3.2s`.
+/// Refreshed in place on a terminal; on a pipe, one line every few seconds.
+final class StatusLine: @unchecked Sendable {
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+    private var lastWritten = 0.0
+
+    static func text(_ status: PlayerStatus) -> String {
+        var text = ""
+        switch (status.playbackState, status.loadState) {
+        case (.paused, _): text += "(Paused) "
+        case (_, .loading): text += "(Buffering) "
+        default: break
+        }
+        text += "AV: \(clockText(status.position))"
+        if let duration = status.duration, duration > 0 {
+            text += " / \(clockText(duration)) (\(Int((status.position / duration * 100).rounded(.down)))%)"
+        }
+        text += String(format: " A-V: %.3f Dropped: %d Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
+        return text
+    }
+
+    static func clockText(_ seconds: Double) -> String {
+        let whole = Int(max(0, seconds))
+        return String(format: "%02d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
+    }
+
+    /// A one-off line on stderr, prefixed `hplayer: `.
+    static func notice(_ message: String) {
+        writeStandardError("hplayer: \(message)\n")
+    }
+
+    func update(_ status: PlayerStatus, final: Bool = false) {
+        let now = Date().timeIntervalSince1970
+        let line = Self.text(status)
+        if isTerminal {
+            writeStandardError("\r\u{1B}[K\(line)\(final ? "\n" : "")")
+        } else if final || now - lastWritten >= 2 {
+            lastWritten = now
+            writeStandardError("\(line)\n")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Glibc
+import HPlayerKit
+import Logging
+
+/// Errors end with one line on stderr, `hplayer: error: INPUT: REASON`, and exit 1 for a media
+/// error or 2 for bad usage.
+enum CommandLineFailure: Error {
+    case media(MediaError)
+    case usage(input: String, reason: String)
+}
+
+func fail(_ input: String, _ reason: String, exitCode: Int32) -> Never {
+    writeStandardError("hplayer: error: \(input): \(reason)\n")
+    exit(exitCode)
+}
+
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if written <= 0 { return }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+do {
+    var command = try HPlayerCommand.parseAsRoot()
+    // Overload resolution picks ArgumentParser's synchronous run() here, so the async command
+    // is called by its own name.
+    if let play = command as? PlayCommand {
+        try await play.play()
+    } else {
+        try command.run()
+    }
+} catch CommandLineFailure.media(let error) {
+    fail(error.input, error.reason, exitCode: 1)
+} catch CommandLineFailure.usage(let input, let reason) {
+    fail(input, reason, exitCode: 2)
+} catch {
+    let code = HPlayerCommand.exitCode(for: error)
+    if code == .success {
+        print(HPlayerCommand.fullMessage(for: error))
+        exit(0)
+    }
+    let message = HPlayerCommand.message(for: error)
+        .replacingOccurrences(of: "\n", with: " ")
+        .trimmingCharacters(in: .whitespaces)
+    fail("usage", message.isEmpty ? "invalid arguments (see hplayer --help)" : message, exitCode: 2)
+}
