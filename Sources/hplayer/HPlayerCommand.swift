@@ -22,13 +22,9 @@ struct CommonOptions: ParsableArguments {
 
     func bootstrapLogging() {
         let level: Logger.Level = quiet ? .error : verbose >= 2 ? .debug : verbose == 1 ? .info : .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        // libav*'s own messages: fatal ones always, the rest with -v.
-        FFmpegLogBridge.install(level: verbose >= 1 ? level : .critical)
+        LoggingSystem.bootstrap { label in TerminalLogHandler(logLevel: level, label: label) }
+        // libav*'s own messages: its errors always (as warnings), the rest with -v.
+        FFmpegLogBridge.install(level: verbose >= 1 ? level : .error)
     }
 }
 
@@ -45,6 +41,7 @@ struct ProbeCommand: ParsableCommand {
         let info: MediaInfo
         do {
             info = try MediaProbe.probe(url: url)
+            FFmpegLineGate.open()
         } catch {
             throw CommandLineFailure.media(error)
         }
@@ -71,6 +68,7 @@ struct BenchCommand: ParsableCommand {
         common.bootstrapLogging()
         do {
             let result = try DecodeBenchmark.run(url: url)
+            FFmpegLineGate.open()
             print("frames \(result.frames) seconds \(String(format: "%.3f", result.seconds)) fps \(String(format: "%.1f", result.framesPerSecond))")
         } catch {
             throw CommandLineFailure.media(error)

@@ -39,9 +39,6 @@ struct PlayCommand: AsyncParsableCommand {
         options.isUntimed = untimed
         let video = videoOutput ?? .null
         let audio = audioOutput ?? .null
-        if videoOutput == nil || audioOutput == nil {
-            StatusLine.notice("no window or sound output in this build yet: playing to the null outputs (--vo/--ao record:DIR records)")
-        }
         let player = Player(url: url, options: options,
                             audioOutput: audio.makeAudioOutput(paced: !untimed),
                             videoOutput: video.makeVideoOutput(paced: !untimed))
@@ -59,22 +56,31 @@ struct PlayCommand: AsyncParsableCommand {
         signals.resume()
 
         let statusLine = noStatus ? nil : StatusLine()
-        let statusTask = Task {
-            while !Task.isCancelled {
-                statusLine?.update(player.status)
-                try? await Task.sleep(nanoseconds: 250_000_000)
-            }
-        }
+        var statusTask: Task<Void, Never>?
 
         controller.load()
         var failure: MediaError?
         for await event in events {
-            if case .finished(let error) = event {
+            switch event {
+            case .prepared:
+                FFmpegLineGate.open()
+                if videoOutput == nil || audioOutput == nil {
+                    StatusLine.notice("no window or sound output in this build yet: playing to the null outputs (--vo/--ao record:DIR records)")
+                }
+                statusTask = Task {
+                    while !Task.isCancelled {
+                        statusLine?.update(player.status)
+                        try? await Task.sleep(nanoseconds: 250_000_000)
+                    }
+                }
+            case .finished(let error):
                 failure = error
-                break
+            default:
+                continue
             }
+            if case .finished = event { break }
         }
-        statusTask.cancel()
+        statusTask?.cancel()
         if failure == nil { statusLine?.update(player.status, final: true) }
         controller.close()
         signals.cancel()

@@ -44,19 +44,28 @@ public final class RecordingAudioOutput: AudioOutput, @unchecked Sendable {
     private let directory: String
     private let paced: Bool
     private let sampleFormat: AudioFormat.SampleFormat
+    private let sampleRate: Int?
+    private let channelCount: Int?
     private var loop: AudioClockLoop?
     private var wav: WAVWriter?
     private var log: OutputFile?
 
-    public init(directory: String, sampleFormat: AudioFormat.SampleFormat = .float32, paced: Bool = true) {
+    /// - Parameters:
+    ///   - sampleRate: the rate to ask for, as a device would; nil takes the source's.
+    ///   - channelCount: the channels to ask for; nil takes the source's.
+    public init(directory: String, sampleFormat: AudioFormat.SampleFormat = .float32, sampleRate: Int? = nil,
+                channelCount: Int? = nil, paced: Bool = true) {
         self.directory = directory
         self.sampleFormat = sampleFormat
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
         self.paced = paced
     }
 
     public func open(source: AudioFormat, renderer: AudioRendering) throws(MediaError) -> AudioFormat {
         try makeDirectory(directory)
-        let format = AudioFormat(sampleFormat: sampleFormat, sampleRate: source.sampleRate, channelCount: source.channelCount)
+        let format = AudioFormat(sampleFormat: sampleFormat, sampleRate: sampleRate ?? source.sampleRate,
+                                 channelCount: channelCount ?? source.channelCount)
         let wav = try WAVWriter(path: directory + "/audio.wav", format: format)
         let log = try OutputFile(path: directory + "/audio.tsv")
         self.wav = wav

@@ -59,11 +59,13 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         var written = 0
         var firstPts: Double?
         var wroteTimeline = false
-        var isFinished = false
+        /// Nothing is left: the decoder had finished before the queue was found empty.
+        var isExhausted = false
         while written < sampleCount {
             if current == nil {
-                isFinished = track.hasFinishedDecoding(serial: serial)
+                let decoderFinished = track.hasFinishedDecoding(serial: serial)
                 current = nextFrame()
+                isExhausted = current == nil && decoderFinished
             }
             guard let frame = current else { break }
             let framePosition = frame.pts + Double(frame.consumedSamples) / rate
@@ -104,10 +106,10 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         if wroteTimeline, let end = nextPts {
             // The last written sample is heard at time + latency - trailing silence.
             clock.set(end - latency + Double(trailingSilence) / rate, at: time, loopOffset: loopOffset)
-        } else if !isFinished {
+        } else if !isExhausted {
             clock.freeze(at: time)  // waiting for data: time stands still
         }
-        if isFinished, current == nil, !endReported {
+        if isExhausted, !endReported {
             endReported = true
             notifier.post(.audioEnded, serial: serial)
         }

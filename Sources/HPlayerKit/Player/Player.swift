@@ -30,14 +30,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     /// The target of a seek that has not landed yet.
     private var seekTarget: Double?
     private var timelineSerial = -1
-    private var previewSerial = -1
+    /// The serial whose first frame has been presented.
+    private var presentedSerial = -1
+    /// Where playback stands while the clock has no time (after a seek, before playing).
+    private var restingPosition = 0.0
     private var audioEnded = false
     private var videoEnded = false
     private var loopCount = 0
     private var bufferedDuration = 0.0
     private var lastProgress = -1
-    private var observers: [Int: AsyncStream<PlayerEvent>.Continuation] = [:]
-    private var nextObserver = 0
+    private var observers: [AsyncStream<PlayerEvent>.Continuation] = []
     private var isClosed = false
 
     /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
@@ -67,7 +69,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     public var status: PlayerStatus {
         lock.withLock {
             let duration = info?.duration
-            var position = seekTarget ?? (clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? 0)
+            var position = seekTarget ?? clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? restingPosition
             if let duration { position = min(position, duration) }
             return PlayerStatus(
                 playbackState: playback, loadState: load, position: max(0, position), duration: duration,
@@ -78,17 +80,14 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         }
     }
 
+    /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).
+    public var pooledObjectCount: Int {
+        lock.withLock { [audioTrack, videoTrack].compactMap { $0 }.reduce(0) { $0 + $1.pooledObjectCount } }
+    }
+
     public func events() -> AsyncStream<PlayerEvent> {
         let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream()
-        let id = lock.withLock {
-            nextObserver += 1
-            observers[nextObserver] = continuation
-            return nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = lock.withLock { self.observers.removeValue(forKey: id) }
-        }
+        lock.withLock { observers.append(continuation) }
         return stream
     }
 
@@ -139,10 +138,9 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         videoOutput.close()
         source.close()
         notifier?.close()
-        // Finished outside the lock: a stream's onTermination takes it.
         let finishing = lock.withLock {
             defer { observers.removeAll() }
-            return Array(observers.values)
+            return observers
         }
         for observer in finishing { observer.finish() }
     }
@@ -209,6 +207,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             guard !isClosed, serial == self.serial else { return }
             switch note {
             case .firstFramePresented:
+                presentedSerial = serial
                 if seekTarget != nil { seekLanded() }
             case .loopPassed:
                 loopCount += 1
@@ -245,8 +244,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private func becamePlayable() {
         if seekTarget != nil, videoRenderer == nil { seekLanded() }
         let willRender = playback == .playing || (playback == .seeking && wantsToPlay)
-        if !willRender, previewSerial != serial, let videoRenderer {
-            previewSerial = serial
+        // Asked again at each evaluation until shown: the frame may still be decoding.
+        if !willRender, presentedSerial != serial, let videoRenderer {
             videoRenderer.requestPreview()
             videoOutput.requestRefresh()
         }
@@ -256,6 +255,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         let start = info?.startTime ?? 0
         let landed = videoRenderer?.firstPts(serial: serial).map { $0 - start } ?? seekTarget ?? 0
         seekTarget = nil
+        restingPosition = max(0, landed)
         emit(.seekDone(position: max(0, landed)))
         setPlayback(wantsToPlay ? .playing : .paused)
     }
@@ -268,9 +268,10 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         emit(.finished(nil))
     }
 
-    /// Starts or stops the render loops: they run only while playing and playable.
+    /// Starts or stops the render loops: they run only while playing and playable. Untimed
+    /// playback waits for nothing: its renderers take frames as they come.
     private func updateRendering() {
-        let shouldRender = !isClosed && load == .playable
+        let shouldRender = !isClosed && (load == .playable || (options.isUntimed && info != nil))
             && (playback == .playing || (playback == .seeking && wantsToPlay))
         guard shouldRender != isRendering else { return }
         isRendering = shouldRender
@@ -308,18 +309,26 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     private func setPlayback(_ state: PlaybackState) {
         guard state != playback else { return }
+        Log.player.debug("playback \(playback) → \(state)")
         playback = state
         emit(.playbackStateChanged(state))
     }
 
     private func setLoad(_ state: LoadState) {
         guard state != load else { return }
+        Log.player.debug("load \(load) → \(state)")
         load = state
         if state == .loading { lastProgress = -1 }
         emit(.loadStateChanged(state))
     }
 
+    /// Yields to every observer; one whose stream has ended is dropped here. (No onTermination
+    /// handler: it would take the player's lock while the stream holds its own, against the
+    /// order used here.)
     private func emit(_ event: PlayerEvent) {
-        for observer in observers.values { observer.yield(event) }
+        observers.removeAll { observer in
+            if case .terminated = observer.yield(event) { return true }
+            return false
+        }
     }
 }

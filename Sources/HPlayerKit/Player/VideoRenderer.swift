@@ -136,7 +136,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// The last frame has been shown for its duration: the video has ended.
     private func endOfVideo(clock now: Double, at time: Double) -> VideoRefresh {
         let end = lastPresentedEnd ?? now
-        if now + VideoSync.tolerance < end {
+        if !isUntimed, now + VideoSync.tolerance < end {
             return VideoRefresh(frame: nil, nextDeadline: time + (end - now))
         }
         if !endReported {

@@ -119,6 +119,18 @@ public enum BufferingPolicy {
         }
     }
 
+    /// While loading, the read loop is blocked on `blocked`'s full packet queue: grow that queue
+    /// (up to `capacityLimit`) when another track still needs packets, which then lie behind the
+    /// blocked ones in the file. Otherwise a file that interleaves its streams further apart
+    /// than a queue holds would never become playable.
+    public static func shouldGrowQueue(_ blocked: TrackBuffer, others: [TrackBuffer], phase: BufferingPhase,
+                                       options: BufferingOptions, capacityLimit: Int) -> Bool {
+        guard blocked.packetCapacity < capacityLimit else { return false }
+        return others.contains { other in
+            !isPlayable(other, phase: phase, options: options) && other.packetCount < other.packetCapacity / 2
+        }
+    }
+
     /// Reading pauses above the maximum and resumes below half of it.
     public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, options: BufferingOptions) -> Bool {
         isPaused

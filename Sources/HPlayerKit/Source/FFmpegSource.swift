@@ -141,15 +141,14 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                                   packetCapacity: options.packetQueueCapacity,
                                   frameCapacity: kind == .video ? options.videoFrameQueueCapacity : options.audioFrameQueueCapacity))
             } catch {
-                let problem = "\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)"
-                Log.source.warning("\(url): skipping \(problem)")
-                problems.append(problem)
+                problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")
                 stream.pointee.discard = AVDISCARD_ALL
             }
         }
         guard !made.isEmpty else {
             throw MediaError(input: url, reason: problems.first ?? "no audio or video stream")
         }
+        for problem in problems { Log.source.warning("\(url): skipping \(problem)") }
         return made
     }
 

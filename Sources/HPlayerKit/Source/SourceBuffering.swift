@@ -18,7 +18,11 @@ extension FFmpegSource {
                 packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile)
         }
         let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: options.buffering)
+        let previous = loadState
         loadState = BufferingPolicy.nextLoadState(loadState, report: report)
+        if loadState != previous {
+            Log.source.debug("\(loadState) (\(phase)): \(trackBuffers.map { "\($0.kind) \($0.packetCount)+\($0.frameCount)" })")
+        }
         if loadState == .playable, phase != .steady {
             phase = .steady
             isStartingUp.store(false, ordering: .relaxed)

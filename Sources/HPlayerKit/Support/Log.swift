@@ -1,5 +1,6 @@
 import CHPlayerShim
 import Logging
+import Synchronization
 
 /// The engine's loggers, one label per layer, so a log line says where it came from.
 enum Log {
@@ -11,13 +12,30 @@ enum Log {
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.
+///
+/// Its errors (corrupt data it skipped or concealed) become warnings, rate-limited: a broken file
+/// says so without flooding the terminal.
 public enum FFmpegLogBridge {
-    /// - Parameter level: the most verbose swift-log level to pass on.
+    private static let errorLines = Atomic<Int>(0)
+
+    /// - Parameter level: the most verbose swift-log level to pass on; errors always pass.
     public static func install(level: Logger.Level) {
         hp_set_log_sink({ avLevel, line in
-            guard let line else { return }
-            Log.ffmpeg.log(level: FFmpegLogBridge.level(forAVLevel: avLevel), "\(String(cString: line))")
-        }, avLevel(for: level))
+            if let line { FFmpegLogBridge.forward(avLevel: avLevel, line: line) }
+        }, max(avLevel(for: level), avLevel(for: .error)))
+    }
+
+    private static func forward(avLevel: Int32, line: UnsafePointer<CChar>) {
+        var lineLevel = level(forAVLevel: avLevel)
+        if lineLevel == .error {
+            lineLevel = .warning
+            let count = errorLines.add(1, ordering: .relaxed).newValue
+            if count == 6 {
+                Log.ffmpeg.warning("more decoding problems follow; showing one in a hundred")
+            }
+            guard count <= 5 || count.isMultiple(of: 100) else { return }
+        }
+        Log.ffmpeg.log(level: lineLevel, "\(String(cString: line))")
     }
 
     static func level(forAVLevel avLevel: Int32) -> Logger.Level {

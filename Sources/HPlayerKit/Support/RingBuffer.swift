@@ -15,9 +15,9 @@ public final class RingBuffer<Element>: @unchecked Sendable {
         case closed
     }
 
-    public let capacity: Int
-    private let mask: UInt
-    private let storage: UnsafeMutablePointer<Element?>
+    private var slotCount: Int
+    private var mask: UInt
+    private var storage: UnsafeMutablePointer<Element?>
     private var readCounter: UInt = 0
     private var writeCounter: UInt = 0
     private var waitingProducers = 0
@@ -30,18 +30,42 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     public init(capacity: Int) {
         var size = 2
         while size < capacity { size <<= 1 }
-        self.capacity = size
+        slotCount = size
         mask = UInt(size - 1)
         storage = .allocate(capacity: size)
         storage.initialize(repeating: nil, count: size)
     }
 
     deinit {
-        storage.deinitialize(count: capacity)
+        storage.deinitialize(count: slotCount)
         storage.deallocate()
     }
 
     public var count: Int { lock.withLock { Int(writeCounter &- readCounter) } }
+    public var capacity: Int { lock.withLock { slotCount } }
+
+    /// Doubles the capacity, keeping the queued elements in order, and wakes a blocked producer.
+    /// For the read loop only, when a badly interleaved file would otherwise starve another
+    /// stream: it allocates, so it is never part of steady playback.
+    public func grow() {
+        lock.withLock {
+            let newCapacity = slotCount * 2
+            let newStorage = UnsafeMutablePointer<Element?>.allocate(capacity: newCapacity)
+            newStorage.initialize(repeating: nil, count: newCapacity)
+            let count = Int(writeCounter &- readCounter)
+            for index in 0..<count {
+                newStorage[index] = storage[Int((readCounter &+ UInt(index)) & mask)].take()
+            }
+            storage.deinitialize(count: slotCount)
+            storage.deallocate()
+            storage = newStorage
+            slotCount = newCapacity
+            mask = UInt(newCapacity - 1)
+            readCounter = 0
+            writeCounter = UInt(count)
+            lock.broadcast()
+        }
+    }
     public var isClosed: Bool { lock.withLock { closed } }
 
     /// Appends `element`, sleeping while the buffer is full until it has drained to half.
@@ -60,9 +84,9 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     private func insert(_ element: Element, deadline: Double?, goesBefore: (Element) -> Bool) -> PushResult {
         lock.lock()
         defer { lock.unlock() }
-        if !closed, Int(writeCounter &- readCounter) == capacity {
+        if !closed, Int(writeCounter &- readCounter) == slotCount {
             waitingProducers += 1
-            while !closed, !producerWakeRequested, Int(writeCounter &- readCounter) > capacity / 2 {
+            while !closed, !producerWakeRequested, Int(writeCounter &- readCounter) > slotCount / 2 {
                 if let deadline {
                     if !lock.wait(until: deadline) { break }
                 } else {
@@ -76,7 +100,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
             }
         }
         if closed { return .closed }
-        if Int(writeCounter &- readCounter) == capacity { return .interrupted }
+        if Int(writeCounter &- readCounter) == slotCount { return .interrupted }
         var index = writeCounter
         while index != readCounter, goesBefore(storage[Int((index &- 1) & mask)]!) {
             storage[Int(index & mask)] = storage[Int((index &- 1) & mask)]
@@ -144,7 +168,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
         let slot = Int(readCounter & mask)
         let element = storage[slot].take()!
         readCounter &+= 1
-        if waitingProducers > 0, Int(writeCounter &- readCounter) <= capacity / 2 {
+        if waitingProducers > 0, Int(writeCounter &- readCounter) <= slotCount / 2 {
             lock.broadcast()
         }
         return element

@@ -1,0 +1,180 @@
+import Foundation
+import HPlayerKit
+import Testing
+
+extension Playback {
+    @Suite struct CommandLine {
+        /// Runs hplayer; bad input must end within the time bound, never hang.
+        func hplayer(_ arguments: String..., timeout: Double = 60) throws -> CommandResult {
+            let result = try Command.run([Command.hplayer] + arguments, timeout: timeout)
+            #expect(!result.timedOut, "hplayer \(arguments) did not end within \(timeout) s")
+            return result
+        }
+
+        func errorLines(_ result: CommandResult) -> [Substring] {
+            result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
+        }
+
+        /// A media error: exit 1 and exactly one stderr line, `hplayer: error: INPUT: REASON`.
+        func expectMediaError(_ result: CommandResult, input: String, reason: String? = nil) {
+            #expect(result.status == 1)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "stderr: \(result.stderr)")
+            #expect(lines.first?.hasPrefix("hplayer: error: \(input): ") == true, "stderr: \(result.stderr)")
+            if let reason { #expect(lines.first?.hasSuffix(reason) == true, "stderr: \(result.stderr)") }
+        }
+
+        @Test func aMissingFile() throws {
+            expectMediaError(try hplayer("/nonexistent/clip.mp4"), input: "/nonexistent/clip.mp4", reason: "No such file or directory")
+        }
+
+        @Test func aFolder() throws {
+            let folder = Fixtures.newFolder("folder")
+            expectMediaError(try hplayer("play", folder), input: folder)
+        }
+
+        @Test func somethingThatIsNotMedia() throws {
+            let path = Fixtures.newFolder("text") + "/notes.mp4"
+            try "just some text, not a video\n".write(toFile: path, atomically: true, encoding: .utf8)
+            expectMediaError(try hplayer(path), input: path, reason: "Invalid data found when processing input")
+        }
+
+        @Test func anUnreadableFile() throws {
+            let path = Fixtures.newFolder("unreadable") + "/clip.mp4"
+            try FileManager.default.copyItem(atPath: try Clips.audioVideo(seconds: 2), toPath: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path)
+            guard access(path, R_OK) != 0 else { return }  // root reads anything; nothing to test
+            expectMediaError(try hplayer(path), input: path, reason: "Permission denied")
+        }
+
+        @Test func aFileCutShortBeforeItsIndex() throws {
+            let clip = try Fixtures.clip("index-at-end.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3",
+                                                              "-c:v", "libx264", "-preset", "fast"])
+            let data = try Data(contentsOf: URL(fileURLWithPath: clip))
+            let path = Fixtures.newFolder("truncated") + "/cut.mp4"
+            try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+            expectMediaError(try hplayer(path), input: path)
+        }
+
+        @Test("A stream cut short plays what is there and ends")
+        func aStreamCutShort() throws {
+            let clip = try Fixtures.clip("cut.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
+                                                    "-c:v", "libx264", "-preset", "fast", "-g", "25"])
+            let data = try Data(contentsOf: URL(fileURLWithPath: clip))
+            let folder = Fixtures.newFolder("cut-ts")
+            try data.prefix(data.count / 2 + 77).write(to: URL(fileURLWithPath: folder + "/cut.ts"))
+            let result = try hplayer(folder + "/cut.ts", "--vo", "record:\(folder)", "--no-status")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").count
+            #expect(frames > 30 && frames < 100)
+        }
+
+        @Test("Corrupt packets mid-stream are skipped with a warning and playback goes on")
+        func corruptPacketsAreSkipped() throws {
+            let clip = try Fixtures.clip("to-corrupt.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
+                                                           "-c:v", "libx264", "-preset", "fast", "-g", "25"])
+            var data = try Data(contentsOf: URL(fileURLWithPath: clip))
+            // Scribble over the payload of a run of TS packets in the middle, keeping their headers.
+            let packets = data.count / 188
+            for packet in (packets / 3)..<(packets / 3 + 40) {
+                for offset in 8..<188 { data[packet * 188 + offset] = UInt8(truncatingIfNeeded: offset &* 37 &+ packet) }
+            }
+            let folder = Fixtures.newFolder("corrupt")
+            try data.write(to: URL(fileURLWithPath: folder + "/corrupt.ts"))
+            let result = try hplayer(folder + "/corrupt.ts", "--vo", "record:\(folder)", "--no-status")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(errorLines(result).isEmpty)
+            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").count
+            print("corrupt: \(frames) of 100 frames presented; stderr: \(result.stderr)")
+            #expect(frames > 60)
+            #expect(result.stderr.contains("warning"))
+        }
+
+        @Test("A stream with no decoder: the others play, or a clear error when none is left")
+        func noDecoder() throws {
+            func withoutDecoder(_ clip: String, _ name: String) throws -> String {
+                let data = try Data(contentsOf: URL(fileURLWithPath: clip))
+                var bytes = [UInt8](data)
+                for (from, to) in [("avc1", "zzzz"), ("avcC", "zzzC")] {
+                    let pattern = Array(from.utf8)
+                    for index in 0..<(bytes.count - 4) where Array(bytes[index..<index + 4]) == pattern {
+                        bytes.replaceSubrange(index..<index + 4, with: Array(to.utf8))
+                    }
+                }
+                let path = Fixtures.newFolder("nodecoder") + "/" + name
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                return path
+            }
+            let videoOnly = try withoutDecoder(try Clips.video("h264"), "video-only.mp4")
+            expectMediaError(try hplayer(videoOnly), input: videoOnly, reason: "no decoder for this codec")
+
+            let both = try withoutDecoder(try Clips.audioVideo(seconds: 2), "both.mp4")
+            let folder = Fixtures.newFolder("nodecoder-audio")
+            let result = try hplayer(both, "--ao", "record:\(folder)", "--no-status")
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("hplayer: warning: \(both): skipping video stream 0 (unknown codec 'zzzz')"))
+            let recorded = try WAVFile.read(folder + "/audio.wav")
+            #expect(recorded.samples.count / 2 >= 2 * 48000)
+        }
+
+        @Test("Bad usage exits 2 with one error line", arguments: [
+            ["play"], ["play", "x.mp4", "--vo", "bogus"], ["x.mp4", "--ao", "record:"], ["play", "x.mp4", "--start", "-3"],
+            ["play", "x.mp4", "--no-such-option"], ["probe"],
+        ])
+        func badUsage(_ arguments: [String]) throws {
+            let result = try Command.run([Command.hplayer] + arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr.split(separator: "\n").count == 1, "stderr: \(result.stderr)")
+            #expect(result.stderr.hasPrefix("hplayer: error: "))
+        }
+
+        @Test func anUnwritableRecordingFolder() throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let file = Fixtures.newFolder("notadir") + "/file"
+            try "x".write(toFile: file, atomically: true, encoding: .utf8)
+            expectMediaError(try hplayer(clip, "--vo", "record:\(file)"), input: file, reason: "not a directory")
+        }
+
+        @Test("hplayer URL plays like hplayer play URL, headless, with a status line")
+        func playIsTheDefaultCommand() throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let folder = Fixtures.newFolder("default-command")
+            let result = try hplayer(clip, "--vo", "record:\(folder)", "--start", "1", "--exact-seek")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("AV: 00:00:02 / 00:00:02 (100%)"), "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("playing to the null outputs"))
+            let pts = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").map { Double($0.split(separator: "\t")[0])! }
+            #expect(pts == (25..<50).map { Double($0) / 25 })
+        }
+
+        @Test func probeDescribesEveryStream() throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let result = try hplayer("probe", clip, "--json")
+            #expect(result.status == 0)
+            let info = try JSONDecoder().decode(MediaInfo.self, from: Data(result.stdout.utf8))
+            #expect(info.container.hasPrefix("mov,mp4"))
+            #expect(abs((info.duration ?? 0) - 2) < 0.05)
+            #expect((info.bitRate ?? 0) > 0)
+            #expect(info.streams.count == 2)
+            let video = info.streams[0], audio = info.streams[1]
+            #expect(video.type == "video" && video.codec == "h264" && video.profile != nil)
+            #expect(video.width == 320 && video.height == 240 && video.frameRate == 25 && video.pixelFormat == "yuv420p")
+            #expect(video.sampleAspectRatio == "1:1" && video.rotation == 0 && video.language == "und")
+            #expect(audio.type == "audio" && audio.codec == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
+            let text = try hplayer("probe", clip)
+            #expect(text.stdout.contains("stream 0: video h264 (High) 320x240 SAR 1:1 25 fps yuv420p"))
+            expectMediaError(try hplayer("probe", "/nonexistent.mkv"), input: "/nonexistent.mkv")
+        }
+
+        @Test("bench passes every frame through and prints frames, seconds and fps")
+        func bench() throws {
+            let clip = try Clips.audioVideo(seconds: 6)
+            let result = try hplayer("bench", clip)
+            #expect(result.status == 0)
+            let fields = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+            #expect(fields.count == 6 && fields[0] == "frames" && fields[2] == "seconds" && fields[4] == "fps", "stdout: \(result.stdout)")
+            #expect(fields.count == 6 && Int(fields[1]) == 150)
+            #expect(fields.count == 6 && (Double(fields[3]) ?? 0) > 0 && (Double(fields[5]) ?? 0) > 0)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import CFFmpeg
+import Foundation
+import HPlayerKit
+import Synchronization
+import Testing
+
+extension Playback {
+    @Suite struct FrameAccuracy {
+        @Test("The recording output gets exactly the frames ffmpeg -f framemd5 lists", arguments: [
+            ClipCase(codec: "h264", size: "320x240"),
+            ClipCase(codec: "hevc", size: "320x240"),
+            ClipCase(codec: "vp9", size: "320x240"),
+            ClipCase(codec: "av1", size: "320x240"),
+            ClipCase(codec: "vp9", size: "321x241"),
+            ClipCase(codec: "h264-444", size: "321x241"),
+        ])
+        func everyFrameReachesTheOutput(_ clipCase: ClipCase) async throws {
+            let clip = try Clips.video(clipCase.codec, size: clipCase.size)
+            let expected = try Fixtures.frameMD5s(clip)
+            let session = PlayerSession(url: clip, name: clipCase.codec)
+            session.player.prepare()
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            let frames = session.presentedFrames
+            #expect(frames.count == expected.count)
+            #expect(frames.map(\.md5) == expected)
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.pts < $1.pts && $0.presentedAt <= $1.presentedAt })
+            #expect(session.player.status.droppedFrames == 0)
+        }
+
+        @Test("A picture format the output does not take is converted, once, to one it does")
+        func unsupportedPixelFormatIsConverted() async throws {
+            let clip = try Clips.video("hevc10")
+            let expected = try Fixtures.frameMD5s(clip).count
+            let output = CapturingVideoOutput(accepted: [AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P, AV_PIX_FMT_BGRA])
+            let session = PlayerSession(url: clip, name: "convert", videoOutput: output)
+            session.player.prepare()
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            let captured = output.frames
+            #expect(captured.count == expected)
+            // 10-bit 4:2:0 becomes 8-bit 4:2:0, planar or semi-planar: no needless trip through RGB.
+            #expect(captured.allSatisfy { [AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12].contains($0.format) && $0.width == 320 && $0.height == 240 })
+            // Compare luma with ffmpeg's own 10 → 8 bit conversion of the same frames.
+            let reference = try Fixtures.clip("hevc10-as-8bit.yuv", ["-i", clip, "-pix_fmt", "yuv420p", "-f", "rawvideo"])
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: reference))
+            let frameSize = 320 * 240 * 3 / 2
+            for (index, frame) in captured.enumerated() where (index + 1) * frameSize <= bytes.count {
+                let lumaReference = bytes[(index * frameSize)..<(index * frameSize + 320 * 240)]
+                let difference = zip(frame.luma, lumaReference).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+                #expect(Double(difference) / Double(320 * 240) < 1.5, "frame \(index) differs from ffmpeg's conversion")
+            }
+        }
+    }
+}
+
+/// A video output that takes only some pixel formats and keeps each frame's luma.
+final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
+    struct Captured {
+        var format: AVPixelFormat
+        var width: Int
+        var height: Int
+        var luma: [UInt8]
+    }
+
+    private final class Store: @unchecked Sendable {
+        let list = Mutex<[Captured]>([])
+    }
+
+    let acceptedPixelFormats: [AVPixelFormat]?
+    private let captured = Store()
+    private let inner = NullVideoOutput()
+    private var renderer: VideoRendering?
+
+    init(accepted: [AVPixelFormat]) {
+        acceptedPixelFormats = accepted
+    }
+
+    var frames: [Captured] { captured.list.withLock { $0 } }
+
+    func open(renderer: VideoRendering) throws(MediaError) {
+        try inner.open(renderer: CapturingRenderer(inner: renderer) { [captured] frame in
+            var luma: [UInt8] = []
+            luma.reserveCapacity(frame.width * frame.height)
+            if let plane = frame.plane(0) {
+                for row in 0..<frame.height {
+                    luma.append(contentsOf: UnsafeBufferPointer(start: plane + row * frame.lineSize(0), count: frame.width))
+                }
+            }
+            captured.list.withLock { $0.append(Captured(format: frame.pixelFormat, width: frame.width, height: frame.height, luma: luma)) }
+        })
+    }
+
+    func start() { inner.start() }
+    func pause() { inner.pause() }
+    func requestRefresh() { inner.requestRefresh() }
+    func close() { inner.close() }
+}
+
+/// Sees each frame on its way to being presented.
+final class CapturingRenderer: VideoRendering, @unchecked Sendable {
+    private let inner: VideoRendering
+    private let capture: (Frame) -> Void
+
+    init(inner: VideoRendering, capture: @escaping (Frame) -> Void) {
+        self.inner = inner
+        self.capture = capture
+    }
+
+    func refresh(at time: Double) -> VideoRefresh { inner.refresh(at: time) }
+
+    func didPresent(_ frame: Frame, at time: Double) {
+        capture(frame)
+        inner.didPresent(frame, at: time)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HPlayerKit
+import Testing
+
+extension Playback {
+    @Suite struct Lifecycle {
+        @Test("finished fires once, after the last frame and the last sample are out")
+        func finishedFiresOnce() async throws {
+            let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "finished")
+            session.player.prepare()
+            session.player.play()
+            let finishedAt = try await session.waitForFinished()
+            try await Task.sleep(nanoseconds: 500_000_000)
+            session.close()
+            let frames = session.presentedFrames
+            let lastSound = try #require(session.audioCallbacks.last { $0.firstPts != nil })
+            #expect(session.events.filter { if case .finished = $0 { return true } else { return false } }.count == 1)
+            #expect(frames.count == 50)
+            #expect(finishedAt > frames.last!.presentedAt)
+            // The last callback with sound was made a period before its first sample is heard.
+            #expect(finishedAt > lastSound.playedAt - 1024.0 / 48000)
+            let states = session.events.compactMap { event -> PlaybackState? in
+                if case .playbackStateChanged(let state) = event { return state } else { return nil }
+            }
+            #expect(states == [.playing, .finished, .stopped])
+            #expect(session.events.first.map { if case .loadStateChanged(.loading) = $0 { return true } else { return false } } == true)
+        }
+
+        @Test("After open the first frame is presented even while paused")
+        func previewWhilePaused() async throws {
+            let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "preview")
+            session.player.prepare()
+            session.player.pause()
+            #expect(await until { session.presentedFrames.count == 1 })
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(session.presentedFrames.count == 1)
+            #expect(session.audioCallbacks.isEmpty, "sound played while paused")
+            session.player.play()
+            #expect(await until { session.presentedFrames.count > 10 })
+            #expect(session.presentedFrames[1].pts == 0.04, "the previewed frame came again, or one was skipped")
+            session.close()
+        }
+
+        @Test("Pause stops the render loops and play resumes where it stood")
+        func pauseAndResume() async throws {
+            let session = PlayerSession(url: try Clips.audioVideo(seconds: 3), name: "pause")
+            session.player.prepare()
+            session.player.play()
+            #expect(await until { session.presentedFrames.count > 20 })
+            session.player.pause()
+            #expect(await until { session.player.playbackState == .paused })
+            let position = session.player.status.position
+            let frames = session.presentedFrames.count
+            let callbacks = session.audioCallbacks.count
+            try await Task.sleep(nanoseconds: 400_000_000)
+            #expect(session.presentedFrames.count == frames)
+            #expect(session.audioCallbacks.count == callbacks)
+            #expect(abs(session.player.status.position - position) < 0.001, "position moved while paused")
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            #expect(session.presentedFrames.count == 75)
+            #expect(session.player.status.droppedFrames == 0)
+        }
+
+        @Test("Steady playback allocates no packets or frames: the pools stop growing")
+        func poolsStayFlat() async throws {
+            func pooledAfterPlaying(seconds: Double) async throws -> Int {
+                var options = PlayerOptions()
+                options.isUntimed = true
+                let session = PlayerSession(url: try Clips.audioVideo(seconds: seconds), options: options, name: "pool",
+                                            videoOutput: NullVideoOutput(paced: false), audioOutput: NullAudioOutput(paced: false))
+                session.player.prepare()
+                session.player.play()
+                try await session.waitForFinished(timeout: 60)
+                let count = session.player.pooledObjectCount
+                session.close()
+                return count
+            }
+            let short = try await pooledAfterPlaying(seconds: 15)
+            let long = try await pooledAfterPlaying(seconds: 40)
+            print("pools: \(short) packet and frame wrappers made for 15 s, \(long) for 40 s (1000 video + 1875 audio frames)")
+            // Bounded by the queues (256 packets per track, 8 video and 16 audio frames) and a few in flight.
+            #expect(long <= 2 * 256 + 8 + 16 + 32)
+            #expect(long - short <= 16)
+        }
+
+        @Test("Open and close 200 times: resident memory does not grow")
+        func openAndClose200Times() async throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            func cycle() async throws {
+                let player = Player(url: clip, audioOutput: NullAudioOutput(), videoOutput: NullVideoOutput())
+                let events = player.events()
+                player.prepare()
+                player.play()
+                for await event in events {
+                    if case .seekDone = event { break }
+                    if case .loadStateChanged(.playable) = event { break }
+                    if case .finished = event { break }
+                }
+                player.close()
+            }
+            for _ in 0..<20 { try await cycle() }
+            let warmed = residentMemory()
+            for _ in 20..<200 { try await cycle() }
+            let after = residentMemory()
+            print("memory: resident \(warmed / 1024) KiB after 20 open/close cycles, \(after / 1024) KiB after 200 (\((after - warmed) / 1024) KiB more)")
+            #expect(after - warmed < 8 * 1024 * 1024)
+        }
+    }
+}

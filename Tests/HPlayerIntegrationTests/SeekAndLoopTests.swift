@@ -1,0 +1,184 @@
+import Foundation
+import HPlayerKit
+import Testing
+
+extension Playback {
+    @Suite struct Seeking {
+        /// 6 s of picture (25 fps, a key frame each second) and tone.
+        static func clip() throws -> String { try Clips.audioVideo(seconds: 6) }
+
+        /// Opens paused and waits for the preview frame.
+        private func pausedSession(_ name: String, options: PlayerOptions = PlayerOptions()) async throws -> PlayerSession {
+            let session = PlayerSession(url: try Self.clip(), options: options, name: name)
+            session.player.prepare()
+            session.player.pause()
+            try await session.waitForPrepared()
+            #expect(await until { session.presentedFrames.count == 1 }, "no preview frame while paused")
+            #expect(session.presentedFrames.first?.pts == 0)
+            return session
+        }
+
+        @Test("Exact seek while paused presents the first frame at or after the target, still paused")
+        func exactSeekWhilePaused() async throws {
+            let session = try await pausedSession("exact")
+            let target = 2.5
+            let expected = try Fixtures.framePts(Self.clip()).first { $0 >= target - 1e-6 }!
+            let mark = session.eventCount
+            session.player.seek(to: target, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.count == 2 })
+            #expect(session.presentedFrames.last?.pts == expected)
+            #expect(session.player.playbackState == .paused)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(session.presentedFrames.count == 2, "frames presented while paused")
+            #expect(abs(session.player.status.position - expected) < 0.001)
+            session.close()
+        }
+
+        @Test("Fast seek lands on the key frame at or before the target")
+        func keyframeSeek() async throws {
+            let session = try await pausedSession("keyframe")
+            let target = 2.7
+            let keyframe = try Fixtures.framePts(Self.clip(), keyframesOnly: true).last { $0 <= target }!
+            #expect(keyframe == 2.0)
+            let mark = session.eventCount
+            session.player.seek(to: target, mode: .keyframe)
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.count == 2 })
+            #expect(session.presentedFrames.last?.pts == keyframe)
+            session.close()
+        }
+
+        @Test("Seek while playing: nothing from before the seek is presented after it")
+        func seekWhilePlaying() async throws {
+            let session = PlayerSession(url: try Self.clip(), name: "playing")
+            session.player.prepare()
+            session.player.play()
+            try #require(await until { session.presentedFrames.count > 25 }, "no second of playback")
+            let requested = MonotonicClock.now()
+            session.player.seek(to: 4.3, mode: .exact)
+            try await session.waitForFinished()
+            session.close()
+            let after = session.presentedFrames.filter { $0.presentedAt > requested }
+            #expect(after.first?.pts == 4.32)
+            #expect(after.allSatisfy { $0.pts >= 4.3 })
+            #expect(zip(after, after.dropFirst()).allSatisfy { $0.pts < $1.pts })
+            #expect(after.count == 42, "every frame from 4.32 to 5.96")
+        }
+
+        @Test("Seek after finished restarts reading and plays to the end again")
+        func seekAfterFinished() async throws {
+            let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "after-finished")
+            session.player.prepare()
+            session.player.play()
+            try await session.waitForFinished()
+            #expect(session.player.playbackState == .finished)
+            let mark = session.eventCount
+            let requested = MonotonicClock.now()
+            session.player.seek(to: 1.0, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            try await session.waitForFinished(after: mark)
+            session.close()
+            let replayed = session.presentedFrames.filter { $0.presentedAt > requested }
+            #expect(replayed.map(\.pts) == (25..<50).map { Double($0) / 25 })
+            #expect(session.events.filter { if case .finished = $0 { return true } else { return false } }.count == 2)
+        }
+
+        @Test("Repeated seeks: the last one wins")
+        func repeatedSeeks() async throws {
+            let session = PlayerSession(url: try Self.clip(), name: "repeated")
+            session.player.prepare()
+            session.player.play()
+            try #require(await until { session.presentedFrames.count > 5 }, "no playback")
+            for target in [1.0, 3.0, 2.0, 5.0] {
+                session.player.seek(to: target, mode: .exact)
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            let mark = session.eventCount
+            let requested = MonotonicClock.now()
+            session.player.seek(to: 1.5, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            try await Task.sleep(nanoseconds: 500_000_000)
+            session.close()
+            let after = session.presentedFrames.filter { $0.presentedAt > requested }
+            #expect(after.first?.pts == 1.52)
+            #expect(after.allSatisfy { $0.pts >= 1.5 && $0.pts < 3 })
+            let done = session.events.dropFirst(mark).compactMap { event -> Double? in
+                if case .seekDone(let position) = event { return position } else { return nil }
+            }
+            #expect(done.first.map { abs($0 - 1.52) < 0.001 } == true)
+        }
+
+        @Test("A seek past the end clamps to the last frame")
+        func seekPastTheEndClamps() async throws {
+            let session = try await pausedSession("clamp")
+            let mark = session.eventCount
+            session.player.seek(to: 100, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.count == 2 })
+            #expect(session.presentedFrames.last?.pts == 5.96)
+            session.close()
+        }
+
+        @Test("A seek past the end goes to the start when looping")
+        func seekPastTheEndLoops() async throws {
+            var options = PlayerOptions()
+            options.source.isLooping = true
+            let session = try await pausedSession("clamp-loop", options: options)
+            session.player.seek(to: 3, mode: .exact)
+            #expect(await until { session.presentedFrames.last?.pts == 3 })
+            let mark = session.eventCount
+            session.player.seek(to: 100, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.count == 3 })
+            #expect(session.presentedFrames.last?.pts == 0)
+            session.close()
+        }
+    }
+
+    @Suite struct Looping {
+        @Test("Looping goes on from the start with no gap in picture or sound")
+        func twoPassesWithNoGap() async throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let expected = try Fixtures.frameMD5s(clip)
+            var options = PlayerOptions()
+            options.source.isLooping = true
+            let session = PlayerSession(url: clip, options: options, name: "loop")
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("loopDone") { $0 == .loopDone(count: 1) }
+            try #require(await until { session.presentedFrames.count >= expected.count + 40 }, "no second pass")
+            session.close()
+            let frames = session.presentedFrames
+            #expect(frames.prefix(expected.count).map(\.md5) == expected)
+            #expect(frames.dropFirst(expected.count).prefix(40).map(\.md5) == Array(expected.prefix(40)))
+            let last = frames[expected.count - 1], next = frames[expected.count]
+            print(String(format: "loop: first frame of pass 2 presented %.1f ms after the last of pass 1", (next.presentedAt - last.presentedAt) * 1000))
+            #expect(next.pts == 0)
+            #expect(next.presentedAt - last.presentedAt <= 0.04 + 0.01, "more than a frame's duration between passes")
+            #expect(session.player.status.droppedFrames == 0)
+
+            let audio = try session.recordedAudio()
+            let left = stride(from: 0, to: audio.samples.count, by: 2).map { audio.samples[$0] }
+            var longestSilence = 0, run = 0
+            for sample in left.dropFirst(audio.rate / 2) {
+                run = abs(sample) < 0.002 ? run + 1 : 0
+                longestSilence = max(longestSilence, run)
+            }
+            print("loop: longest silence in the sound \(Double(longestSilence) / Double(audio.rate) * 1000) ms")
+            #expect(Double(longestSilence) / Double(audio.rate) < 0.020)
+            let wrapped = session.audioCallbacks.compactMap(\.firstPts)
+            #expect(zip(wrapped, wrapped.dropFirst()).contains { $1 < $0 }, "audio pts never went back to the start")
+        }
+    }
+}
+
+/// Polls `condition` for up to `timeout` seconds.
+func until(timeout: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = MonotonicClock.now() + timeout
+    while MonotonicClock.now() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HPlayerKit
+import Synchronization
+
+/// A line of `video.tsv`.
+struct PresentedFrame: Equatable {
+    var pts: Double
+    var presentedAt: Double
+    var md5: String
+}
+
+/// A line of `audio.tsv`.
+struct AudioCallback: Equatable {
+    var firstPts: Double?
+    var playedAt: Double
+    var samples: Int
+}
+
+/// A player with recording outputs into a fresh folder, its events gathered with the monotonic
+/// time each arrived.
+final class PlayerSession: @unchecked Sendable {
+    let player: Player
+    let folder: String
+    private final class Received: Sendable {
+        let list = Mutex<[(event: PlayerEvent, time: Double)]>([])
+    }
+
+    private let received = Received()
+    private var observation: Task<Void, Never>?
+
+    init(url: String, options: PlayerOptions = PlayerOptions(), name: String = "session",
+         videoOutput: VideoOutput? = nil, audioOutput: AudioOutput? = nil) {
+        folder = Fixtures.newFolder(name)
+        player = Player(url: url, options: options,
+                        audioOutput: audioOutput ?? RecordingAudioOutput(directory: folder),
+                        videoOutput: videoOutput ?? RecordingVideoOutput(directory: folder))
+        let events = player.events()
+        observation = Task { [received] in
+            for await event in events {
+                received.list.withLock { $0.append((event, MonotonicClock.now())) }
+            }
+        }
+    }
+
+    deinit { player.close() }
+
+    var events: [PlayerEvent] { received.list.withLock { $0.map(\.event) } }
+    var eventCount: Int { received.list.withLock { $0.count } }
+
+    /// Waits for an event after the first `after` ones that matches; its arrival time.
+    @discardableResult
+    func waitFor(_ what: String, after: Int = 0, timeout: Double = 30, _ matches: (PlayerEvent) -> Bool) async throws -> Double {
+        let deadline = MonotonicClock.now() + timeout
+        while MonotonicClock.now() < deadline {
+            let found = received.list.withLock { list in list.dropFirst(after).first { matches($0.event) }?.time }
+            if let found { return found }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        throw FixtureError(description: "timed out after \(timeout) s waiting for \(what); events: \(events)")
+    }
+
+    func waitForFinished(after: Int = 0, timeout: Double = 30) async throws -> Double {
+        try await waitFor("finished", after: after, timeout: timeout) { if case .finished = $0 { return true } else { return false } }
+    }
+
+    func waitForSeekDone(after: Int, timeout: Double = 30) async throws -> Double {
+        try await waitFor("seekDone", after: after, timeout: timeout) { if case .seekDone = $0 { return true } else { return false } }
+    }
+
+    func waitForPrepared() async throws {
+        try await waitFor("prepared") { if case .prepared = $0 { return true } else { return false } }
+    }
+
+    /// Closes the player, so the logs are complete.
+    func close() {
+        player.close()
+        observation?.cancel()
+    }
+
+    var presentedFrames: [PresentedFrame] {
+        lines("video.tsv").compactMap { fields in
+            guard fields.count == 3, let pts = Double(fields[0]), let at = Double(fields[1]) else { return nil }
+            return PresentedFrame(pts: pts, presentedAt: at, md5: String(fields[2]))
+        }
+    }
+
+    var audioCallbacks: [AudioCallback] {
+        lines("audio.tsv").compactMap { fields in
+            guard fields.count == 3, let at = Double(fields[1]), let samples = Int(fields[2]) else { return nil }
+            return AudioCallback(firstPts: Double(fields[0]).flatMap { $0.isNaN ? nil : $0 }, playedAt: at, samples: samples)
+        }
+    }
+
+    /// The recorded WAV: interleaved samples as floats, its rate and channel count.
+    func recordedAudio() throws -> (samples: [Float], rate: Int, channels: Int) {
+        try WAVFile.read(folder + "/audio.wav")
+    }
+
+    private func lines(_ file: String) -> [[Substring]] {
+        guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+    }
+}
+
+enum WAVFile {
+    static func read(_ path: String) throws -> (samples: [Float], rate: Int, channels: Int) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard data.count >= 44 else { throw FixtureError(description: "\(path): too short for a WAV") }
+        func u16(_ offset: Int) -> Int { Int(data[offset]) | Int(data[offset + 1]) << 8 }
+        func u32(_ offset: Int) -> Int { u16(offset) | u16(offset + 2) << 16 }
+        let formatTag = u16(20), channels = u16(22), rate = u32(24), bits = u16(34)
+        let payload = data.subdata(in: 44..<data.count)
+        let samples: [Float] = payload.withUnsafeBytes { raw in
+            if formatTag == 3 && bits == 32 { return Array(raw.bindMemory(to: Float.self)) }
+            return raw.bindMemory(to: Int16.self).map { Float($0) / 32768 }
+        }
+        return (samples, rate, channels)
+    }
+}
+
+/// The resident memory of this process in bytes.
+func residentMemory() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}

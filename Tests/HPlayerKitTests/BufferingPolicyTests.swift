@@ -1,0 +1,104 @@
+import Testing
+@testable import HPlayerKit
+
+@Suite struct BufferingPolicyTests {
+    /// A 25 fps video track or a 46.875 packets/s audio track (48 kHz, 1024 samples per packet),
+    /// with the default capacities (256 packets, 8 video / 16 audio frames).
+    static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false) -> TrackBuffer {
+        TrackBuffer(kind: kind, packetCount: packets, packetCapacity: 256, frameCount: frames,
+                    frameCapacity: kind == .video ? 8 : 16, packetsPerSecond: kind == .video ? 25 : 46.875,
+                    isEndOfFile: endOfFile)
+    }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var track: TrackBuffer
+        var phase: BufferingPhase
+        var fastStart = true
+        var playable: Bool
+        var testDescription: String { name }
+    }
+
+    static let rows: [Row] = [
+        Row(name: "open: video frame queue half full is not enough", track: track(.video, packets: 200, frames: 4), phase: .firstOpen, playable: false),
+        Row(name: "open: video frame queue more than half full", track: track(.video, packets: 0, frames: 5), phase: .firstOpen, playable: true),
+        Row(name: "open: audio with fast start at once", track: track(.audio, packets: 0, frames: 0), phase: .firstOpen, playable: true),
+        Row(name: "open: audio without fast start waits for its frames", track: track(.audio, packets: 100, frames: 8), phase: .firstOpen, fastStart: false, playable: false),
+        Row(name: "open: audio without fast start, frames more than half", track: track(.audio, packets: 0, frames: 9), phase: .firstOpen, fastStart: false, playable: true),
+        Row(name: "seek: audio fast start needs more packets than its rate", track: track(.audio, packets: 46, frames: 0), phase: .afterSeek, playable: false),
+        Row(name: "seek: audio fast start with over a second of packets", track: track(.audio, packets: 47, frames: 0), phase: .afterSeek, playable: true),
+        Row(name: "seek: video frame queue more than half full", track: track(.video, packets: 3, frames: 5), phase: .afterSeek, playable: true),
+        Row(name: "seek: video with seconds of packets but few frames", track: track(.video, packets: 200, frames: 2), phase: .afterSeek, playable: false),
+        Row(name: "end of file with frames left", track: track(.video, packets: 0, frames: 1, endOfFile: true), phase: .steady, playable: true),
+        Row(name: "end of file, still decoding its last packets", track: track(.video, packets: 3, frames: 0, endOfFile: true), phase: .afterSeek, playable: false),
+        Row(name: "end of file, nothing left at all", track: track(.audio, packets: 0, frames: 0, endOfFile: true), phase: .steady, playable: true),
+        Row(name: "refill: below the 3 s minimum", track: track(.video, packets: 60, frames: 8), phase: .steady, playable: false),
+        Row(name: "refill: at the 3 s minimum", track: track(.video, packets: 67, frames: 8), phase: .steady, playable: true),
+        Row(name: "refill: a fast stream's minimum is capped at half its packet queue",
+            track: TrackBuffer(kind: .audio, packetCount: 128, packetCapacity: 256, frameCount: 0, frameCapacity: 16, packetsPerSecond: 187.5, isEndOfFile: false),
+            phase: .steady, playable: true),
+    ]
+
+    @Test(arguments: rows)
+    func playable(_ row: Row) {
+        var options = BufferingOptions()
+        options.fastStartAudio = row.fastStart
+        #expect(BufferingPolicy.isPlayable(row.track, phase: row.phase, options: options) == row.playable)
+    }
+
+    @Test func bufferedTimeIsPacketsPlusFramesOverTheRate() {
+        #expect(BufferingPolicy.bufferedDuration(Self.track(.video, packets: 42, frames: 8)) == 2)
+        #expect(abs(BufferingPolicy.bufferedDuration(Self.track(.audio, packets: 78, frames: 16)) - 2.00533) < 0.0001)
+    }
+
+    @Test func theSourceIsPlayableWhenEveryTrackIsAndBuffersTheMinimum() {
+        let video = Self.track(.video, packets: 100, frames: 8)   // 4.32 s
+        let audio = Self.track(.audio, packets: 90, frames: 16)  // 2.26 s
+        let report = BufferingPolicy.evaluate([video, audio], phase: .steady, options: BufferingOptions())
+        #expect(abs(report.bufferedDuration - 106 / 46.875) < 0.0001)
+        #expect(!report.isPlayable)
+        #expect(!report.isStarved)
+        // The audio minimum is capped at half its packet queue: 128 / 46.875 = 2.73 s.
+        #expect(report.progress == 82)
+        let full = BufferingPolicy.evaluate([video, Self.track(.audio, packets: 130, frames: 16)], phase: .steady, options: BufferingOptions())
+        #expect(full.isPlayable)
+        #expect(full.progress == 100)
+    }
+
+    @Test func aTrackWithNothingLeftBeforeTheEndStarvesTheSource() {
+        let report = BufferingPolicy.evaluate([Self.track(.video, packets: 0, frames: 0), Self.track(.audio, packets: 200, frames: 16)],
+                                              phase: .steady, options: BufferingOptions())
+        #expect(report.isStarved)
+        #expect(report.bufferedDuration == 0)
+    }
+
+    struct Transition: Sendable, CustomTestStringConvertible {
+        var from: LoadState
+        var playable: Bool
+        var starved: Bool
+        var to: LoadState
+        var testDescription: String { "\(from) playable \(playable) starved \(starved) → \(to)" }
+    }
+
+    @Test(arguments: [
+        Transition(from: .idle, playable: false, starved: true, to: .loading),
+        Transition(from: .idle, playable: true, starved: false, to: .playable),
+        Transition(from: .loading, playable: false, starved: false, to: .loading),
+        Transition(from: .loading, playable: true, starved: false, to: .playable),
+        // Once playable, only running dry stops playback: a dip below the minimum does not.
+        Transition(from: .playable, playable: false, starved: false, to: .playable),
+        Transition(from: .playable, playable: false, starved: true, to: .loading),
+    ])
+    func loadStateHysteresis(_ row: Transition) {
+        let report = BufferingReport(bufferedDuration: 1, isPlayable: row.playable, isStarved: row.starved, progress: 0)
+        #expect(BufferingPolicy.nextLoadState(row.from, report: report) == row.to)
+    }
+
+    @Test func readingPausesAboveTheMaximumAndResumesBelowHalf() {
+        let options = BufferingOptions()  // 30 s
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 30, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 30.1, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 15, options: options))
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 14.9, options: options))
+    }
+}

@@ -1,0 +1,179 @@
+import Testing
+import Synchronization
+@testable import HPlayerKit
+
+/// Waits up to `timeout` seconds for `condition`, polling; true when it came.
+func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = MonotonicClock.now() + timeout
+    while MonotonicClock.now() < deadline {
+        if condition() { return true }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.002)
+    }
+    return condition()
+}
+
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
+}
+
+@Suite struct RingBufferTests {
+    @Test func capacityIsRoundedUpToAPowerOfTwo() {
+        #expect(RingBuffer<Int>(capacity: 5).capacity == 8)
+        #expect(RingBuffer<Int>(capacity: 8).capacity == 8)
+        #expect(RingBuffer<Int>(capacity: 256).capacity == 256)
+        #expect(RingBuffer<Int>(capacity: 0).capacity == 2)
+    }
+
+    @Test func popsInPushOrderAcrossTheWrap() {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        var popped: [Int] = []
+        for round in 0..<10 {
+            for value in 0..<3 { #expect(buffer.push(round * 3 + value) == .pushed) }
+            while let value = buffer.pop(blocking: false) { popped.append(value) }
+        }
+        #expect(popped == Array(0..<30))
+    }
+
+    @Test func nonBlockingPopOnEmptyReturnsNothingAtOnce() {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        #expect(buffer.pop(blocking: false) == nil)
+    }
+
+    @Test func blockingPopSleepsUntilAPush() {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        let got = Atomic<Int>(-1)
+        let consumer = JoinableThread(name: "test-pop") { got.store(buffer.pop(blocking: true) ?? -2, ordering: .releasing) }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+        #expect(got.load(ordering: .acquiring) == -1, "pop returned before anything was pushed")
+        #expect(buffer.push(42) == .pushed)
+        consumer.join()
+        #expect(got.load(ordering: .acquiring) == 42)
+    }
+
+    @Test func fullPushIsReleasedOnlyWhenTheCountFallsToHalf() {
+        let buffer = RingBuffer<Int>(capacity: 8)
+        for value in 0..<8 { #expect(buffer.push(value) == .pushed) }
+        let pushed = Flag()
+        let producer = JoinableThread(name: "test-push") {
+            _ = buffer.push(8)
+            pushed.set()
+        }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)  // let the producer block
+        #expect(!pushed.isSet)
+        for expected in 0..<3 {
+            #expect(buffer.pop(blocking: false) == expected)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+            #expect(!pushed.isSet, "released with \(buffer.count) queued, above half")
+        }
+        #expect(buffer.pop(blocking: false) == 3)  // four left: half
+        #expect(eventually { pushed.isSet })
+        producer.join()
+        #expect(buffer.count == 5)
+        var rest: [Int] = []
+        while let value = buffer.pop(blocking: false) { rest.append(value) }
+        #expect(rest == [4, 5, 6, 7, 8])
+    }
+
+    @Test func insertOrderedScansBackFromTheTail() {
+        let buffer = RingBuffer<Double>(capacity: 8)
+        for value in [0.0, 0.12, 0.04, 0.08, 0.2, 0.16, 0.16] {
+            #expect(buffer.insert(value, orderedBy: { $0 }) == .pushed)
+        }
+        var popped: [Double] = []
+        while let value = buffer.pop(blocking: false) { popped.append(value) }
+        #expect(popped == [0.0, 0.04, 0.08, 0.12, 0.16, 0.16, 0.2])
+    }
+
+    @Test func flushEmptiesReleasesEachAndWakesABlockedProducer() {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        for value in 0..<4 { _ = buffer.push(value) }
+        let pushed = Flag()
+        let producer = JoinableThread(name: "test-push") {
+            _ = buffer.push(99)
+            pushed.set()
+        }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+        #expect(!pushed.isSet)
+        var released: [Int] = []
+        buffer.flush { released.append($0) }
+        #expect(released.sorted() == [0, 1, 2, 3])
+        #expect(eventually { pushed.isSet })
+        producer.join()
+        #expect(buffer.pop(blocking: false) == 99)
+    }
+
+    @Test func closeEndsEveryWait() {
+        let buffer = RingBuffer<Int>(capacity: 2)
+        let popResult = Atomic<Int>(0)
+        let consumer = JoinableThread(name: "test-pop") { popResult.store(buffer.pop(blocking: true) == nil ? 1 : 2, ordering: .releasing) }
+        let full = RingBuffer<Int>(capacity: 2)
+        _ = full.push(1)
+        _ = full.push(2)
+        let pushResult = Atomic<Int>(0)
+        let producer = JoinableThread(name: "test-push") { pushResult.store(full.push(3) == .closed ? 1 : 2, ordering: .releasing) }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+        buffer.close()
+        full.close()
+        consumer.join()
+        producer.join()
+        #expect(popResult.load(ordering: .acquiring) == 1)
+        #expect(pushResult.load(ordering: .acquiring) == 1)
+        #expect(buffer.push(5) == .closed)
+    }
+
+    @Test func aBlockedPushGivesUpAtItsDeadlineOrWhenWoken() {
+        let buffer = RingBuffer<Int>(capacity: 2)
+        _ = buffer.push(1)
+        _ = buffer.push(2)
+        #expect(buffer.push(3, deadline: MonotonicClock.now() + 0.02) == .interrupted)
+        let result = Atomic<Int>(0)
+        let producer = JoinableThread(name: "test-push") {
+            result.store(buffer.push(3) == .interrupted ? 1 : 2, ordering: .releasing)
+        }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+        buffer.wakeProducer()
+        producer.join()
+        #expect(result.load(ordering: .acquiring) == 1)
+        #expect(buffer.count == 2)
+    }
+
+    @Test func blockingPopGivesUpAtItsDeadline() {
+        let buffer = RingBuffer<Int>(capacity: 2)
+        #expect(buffer.pop(blocking: true, deadline: MonotonicClock.now() + 0.02) == nil)
+    }
+
+    @Test func manyProducersAndConsumersLoseAndDuplicateNothing() {
+        let buffer = RingBuffer<Int>(capacity: 16)
+        let producers = 4, consumers = 4, perProducer = 20_000
+        let results = Mutex<[[Int]]>(Array(repeating: [], count: consumers))
+        let consumerThreads = (0..<consumers).map { index in
+            JoinableThread(name: "stress-pop") {
+                var mine: [Int] = []
+                while let value = buffer.pop(blocking: true) {
+                    if value < 0 { break }
+                    mine.append(value)
+                }
+                results.withLock { $0[index] = mine }
+            }
+        }
+        let producerThreads = (0..<producers).map { producer in
+            JoinableThread(name: "stress-push") {
+                for sequence in 0..<perProducer { _ = buffer.push(producer * perProducer + sequence) }
+            }
+        }
+        producerThreads.forEach { $0.join() }
+        for _ in 0..<consumers { _ = buffer.push(-1) }
+        consumerThreads.forEach { $0.join() }
+        let all = results.withLock { $0 }
+        #expect(all.flatMap { $0 }.sorted() == Array(0..<(producers * perProducer)))
+        // Each consumer sees each producer's values in the order they were pushed.
+        for seen in all {
+            for producer in 0..<producers {
+                let fromProducer = seen.filter { $0 / perProducer == producer }
+                #expect(fromProducer == fromProducer.sorted())
+            }
+        }
+    }
+}
