@@ -46,11 +46,11 @@ struct PlayCommand: AsyncParsableCommand {
         let events = player.events()
         if let start { controller.seek(to: start, mode: nil) }
 
-        let interrupted = InterruptFlag()
+        let interrupted = Locked(false)
         let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         signal(SIGINT, SIG_IGN)
         signals.setEventHandler {
-            interrupted.set()
+            interrupted.withLock { $0 = true }
             player.close()
         }
         signals.resume()
@@ -84,7 +84,7 @@ struct PlayCommand: AsyncParsableCommand {
         if failure == nil { statusLine?.update(player.status, final: true) }
         controller.close()
         signals.cancel()
-        if interrupted.isSet { throw ExitCode(130) }
+        if interrupted.withLock({ $0 }) { throw ExitCode(130) }
         if let failure { throw CommandLineFailure.media(failure) }
     }
 }
@@ -117,11 +117,4 @@ enum OutputChoice: ExpressibleByArgument, Equatable {
         case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced)
         }
     }
-}
-
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

@@ -1,7 +1,6 @@
 import Glibc
 import HPlayerKit
 import Logging
-import Synchronization
 
 /// Clears a status line being refreshed in place before a log line is written over it.
 let clearStatusLine = isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K" : ""
@@ -30,7 +29,7 @@ struct TerminalLogHandler: LogHandler {
 /// Holds FFmpeg's own complaints while media opens: if the open fails, the one error line says
 /// why and they are dropped; once it succeeds they are shown, and later ones as they come.
 enum FFmpegLineGate {
-    private static let state = Mutex<(open: Bool, held: [String])>((false, []))
+    private static let state = Locked<(open: Bool, held: [String])>((false, []))
 
     /// True when `line` was held back.
     static func hold(_ line: String) -> Bool {

@@ -1,7 +1,6 @@
 import CFFmpeg
 import Foundation
 import HPlayerKit
-import Synchronization
 import Testing
 
 extension Playback {
@@ -65,12 +64,8 @@ final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
         var luma: [UInt8]
     }
 
-    private final class Store: @unchecked Sendable {
-        let list = Mutex<[Captured]>([])
-    }
-
     let acceptedPixelFormats: [AVPixelFormat]?
-    private let captured = Store()
+    private let captured = Locked<[Captured]>([])
     private let inner = NullVideoOutput()
     private var renderer: VideoRendering?
 
@@ -78,7 +73,7 @@ final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
         acceptedPixelFormats = accepted
     }
 
-    var frames: [Captured] { captured.list.withLock { $0 } }
+    var frames: [Captured] { captured.withLock { $0 } }
 
     func open(renderer: VideoRendering) throws(MediaError) {
         try inner.open(renderer: CapturingRenderer(inner: renderer) { [captured] frame in
@@ -89,7 +84,7 @@ final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
                     luma.append(contentsOf: UnsafeBufferPointer(start: plane + row * frame.lineSize(0), count: frame.width))
                 }
             }
-            captured.list.withLock { $0.append(Captured(format: frame.pixelFormat, width: frame.width, height: frame.height, luma: luma)) }
+            captured.withLock { $0.append(Captured(format: frame.pixelFormat, width: frame.width, height: frame.height, luma: luma)) }
         })
     }
 

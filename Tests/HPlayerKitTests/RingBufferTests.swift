@@ -147,7 +147,7 @@ final class Flag: Sendable {
     @Test func manyProducersAndConsumersLoseAndDuplicateNothing() {
         let buffer = RingBuffer<Int>(capacity: 16)
         let producers = 4, consumers = 4, perProducer = 20_000
-        let results = Mutex<[[Int]]>(Array(repeating: [], count: consumers))
+        let results = Locked<[[Int]]>(Array(repeating: [], count: consumers))
         let consumerThreads = (0..<consumers).map { index in
             JoinableThread(name: "stress-pop") {
                 var mine: [Int] = []

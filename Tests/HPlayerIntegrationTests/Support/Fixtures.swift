@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HPlayerKit
 
 /// Clips made at test time with the ffmpeg tool, once per test process, in a temporary folder.
 enum Fixtures {
@@ -9,7 +9,7 @@ enum Fixtures {
         return url
     }()
 
-    private static let made = Mutex<[String: String]>([:])
+    private static let made = Locked<[String: String]>([:])
 
     /// The path of clip `name`, made with `ffmpeg -v error -y ARGUMENTS PATH` the first time.
     static func clip(_ name: String, _ arguments: [String]) throws -> String {

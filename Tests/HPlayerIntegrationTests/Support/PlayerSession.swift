@@ -1,6 +1,5 @@
 import Foundation
 import HPlayerKit
-import Synchronization
 
 /// A line of `video.tsv`.
 struct PresentedFrame: Equatable {
@@ -21,11 +20,7 @@ struct AudioCallback: Equatable {
 final class PlayerSession: @unchecked Sendable {
     let player: Player
     let folder: String
-    private final class Received: Sendable {
-        let list = Mutex<[(event: PlayerEvent, time: Double)]>([])
-    }
-
-    private let received = Received()
+    private let received = Locked<[(event: PlayerEvent, time: Double)]>([])
     private var observation: Task<Void, Never>?
 
     init(url: String, options: PlayerOptions = PlayerOptions(), name: String = "session",
@@ -37,22 +32,22 @@ final class PlayerSession: @unchecked Sendable {
         let events = player.events()
         observation = Task { [received] in
             for await event in events {
-                received.list.withLock { $0.append((event, MonotonicClock.now())) }
+                received.withLock { $0.append((event, MonotonicClock.now())) }
             }
         }
     }
 
     deinit { player.close() }
 
-    var events: [PlayerEvent] { received.list.withLock { $0.map(\.event) } }
-    var eventCount: Int { received.list.withLock { $0.count } }
+    var events: [PlayerEvent] { received.withLock { $0.map(\.event) } }
+    var eventCount: Int { received.withLock { $0.count } }
 
     /// Waits for an event after the first `after` ones that matches; its arrival time.
     @discardableResult
     func waitFor(_ what: String, after: Int = 0, timeout: Double = 30, _ matches: (PlayerEvent) -> Bool) async throws -> Double {
         let deadline = MonotonicClock.now() + timeout
         while MonotonicClock.now() < deadline {
-            let found = received.list.withLock { list in list.dropFirst(after).first { matches($0.event) }?.time }
+            let found = received.withLock { list in list.dropFirst(after).first { matches($0.event) }?.time }
             if let found { return found }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
