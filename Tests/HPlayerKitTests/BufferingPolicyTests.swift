@@ -94,6 +94,26 @@ import Testing
         #expect(BufferingPolicy.nextLoadState(row.from, report: report) == row.to)
     }
 
+    @Test func aFullQueueGrowsOnlyWhileAnotherTrackStillNeedsPackets() {
+        let full = Self.track(.video, packets: 256, frames: 8)
+        let options = BufferingOptions()
+        // Audio holds 0.4 s, short of its minimum, and its packets lie behind the video's.
+        #expect(BufferingPolicy.shouldGrowQueue(of: 0, in: [full, Self.track(.audio, packets: 3, frames: 16)],
+                                                phase: .steady, options: options, capacityLimit: 2048))
+        // Audio is playable: nothing to grow for.
+        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [full, Self.track(.audio, packets: 200, frames: 16)],
+                                                 phase: .steady, options: options, capacityLimit: 2048))
+        // Audio is short but its own queue is half full: reading is not what holds it back.
+        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [full, TrackBuffer(kind: .audio, packetCount: 128, packetCapacity: 256, frameCount: 0,
+                                                                                  frameCapacity: 16, packetsPerSecond: 10, isEndOfFile: false)],
+                                                 phase: .steady, options: options, capacityLimit: 2048))
+        // At the limit it grows no more.
+        var atLimit = full
+        atLimit.packetCapacity = 2048
+        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [atLimit, Self.track(.audio, packets: 3, frames: 16)],
+                                                 phase: .steady, options: options, capacityLimit: 2048))
+    }
+
     @Test func readingPausesAboveTheMaximumAndResumesBelowHalf() {
         let options = BufferingOptions()  // 30 s
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 30, options: options))

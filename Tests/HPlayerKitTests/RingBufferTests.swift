@@ -139,6 +139,27 @@ final class Flag: Sendable {
         #expect(buffer.count == 2)
     }
 
+    @Test func growingKeepsTheOrderAndReleasesABlockedProducer() {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        _ = buffer.push(0)
+        _ = buffer.pop(blocking: false)  // the counters no longer start at zero
+        for value in 1...4 { _ = buffer.push(value) }
+        let pushed = Flag()
+        let producer = JoinableThread(name: "test-push") {
+            _ = buffer.push(5)
+            pushed.set()
+        }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+        #expect(!pushed.isSet)
+        buffer.grow()
+        #expect(buffer.capacity == 8)
+        #expect(eventually { pushed.isSet })
+        producer.join()
+        var popped: [Int] = []
+        while let value = buffer.pop(blocking: false) { popped.append(value) }
+        #expect(popped == [1, 2, 3, 4, 5])
+    }
+
     @Test func blockingPopGivesUpAtItsDeadline() {
         let buffer = RingBuffer<Int>(capacity: 2)
         #expect(buffer.pop(blocking: true, deadline: MonotonicClock.now() + 0.02) == nil)

@@ -45,6 +45,7 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
     private var outcome: Result<Counts, MediaError>?
     private var consumers: [JoinableThread] = []
     private var tracks: [Track] = []
+    private var finishedCounts = Counts()
 
     func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
         for track in tracks {
@@ -75,8 +76,6 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
     func source(_ source: MediaSource, didFailWith error: MediaError) { finish(.failure(error)) }
 
     func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {}
-
-    private var finishedCounts = Counts()
 
     private func consume(_ track: Track) {
         var count = 0

@@ -7,7 +7,6 @@ final class AudioResampler {
     private var resampler: OpaquePointer?
     private var inputKey: InputKey?
     private var outputLayout = AVChannelLayout()
-    private let buffers = FrameBuffers()
 
     private struct InputKey: Equatable {
         var format: Int32
@@ -39,21 +38,21 @@ final class AudioResampler {
         return Double(swr_get_delay(resampler, Int64(key.rate))) / Double(key.rate)
     }
 
-    /// Converts `source` into the empty frame `destination`.
-    func convert(_ source: UnsafeMutablePointer<AVFrame>, into destination: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
+    /// Converts `source` into the empty frame `target`.
+    func convert(_ source: UnsafeMutablePointer<AVFrame>, into target: Frame) throws(FFmpegError) {
         try configure(for: source)
         let capacity = swr_get_out_samples(resampler, source.pointee.nb_samples)
-        let converted = try run(input: source.pointee.extended_data, count: source.pointee.nb_samples, capacity: capacity, into: destination)
-        destination.pointee.nb_samples = converted
+        target.avFrame.pointee.nb_samples = try run(input: source.pointee.extended_data, count: source.pointee.nb_samples,
+                                                    capacity: capacity, into: target)
     }
 
     /// Takes out what the resampler still holds (at the end of a stream); false when it held nothing.
-    func drain(into destination: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) -> Bool {
+    func drain(into target: Frame) throws(FFmpegError) -> Bool {
         guard resampler != nil else { return false }
         let capacity = swr_get_out_samples(resampler, 0)
         guard capacity > 0 else { return false }
-        let converted = try run(input: nil, count: 0, capacity: capacity, into: destination)
-        destination.pointee.nb_samples = converted
+        let converted = try run(input: nil, count: 0, capacity: capacity, into: target)
+        target.avFrame.pointee.nb_samples = converted
         return converted > 0
     }
 
@@ -64,9 +63,10 @@ final class AudioResampler {
     }
 
     private func run(input: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, count: Int32, capacity: Int32,
-                     into destination: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) -> Int32 {
+                     into target: Frame) throws(FFmpegError) -> Int32 {
+        let destination = target.avFrame
         let size = Int(capacity) * output.bytesPerFrame
-        let data = try buffers.attach(size: max(size, 1), to: destination)
+        let data = target.ownedStorage(size: max(size, 1))
         destination.pointee.data.0 = data
         destination.pointee.extended_data = UnsafeMutableRawPointer(destination)
             .advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)

@@ -7,7 +7,6 @@ final class PixelConverter {
     /// The formats the output takes; nil when it takes any.
     private let accepted: [AVPixelFormat]?
     private var scaler: OpaquePointer?
-    private let buffers = FrameBuffers()
 
     init(accepted: [AVPixelFormat]?) {
         self.accepted = accepted
@@ -30,8 +29,9 @@ final class PixelConverter {
         return best == AV_PIX_FMT_NONE ? accepted[0] : best
     }
 
-    /// Writes `source` converted to the best accepted format into the empty frame `destination`.
-    func convert(_ source: UnsafeMutablePointer<AVFrame>, into destination: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
+    /// Writes `source` converted to the best accepted format into the empty frame `output`.
+    func convert(_ source: UnsafeMutablePointer<AVFrame>, into output: Frame) throws(FFmpegError) {
+        let destination = output.avFrame
         let width = source.pointee.width
         let height = source.pointee.height
         let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
@@ -42,7 +42,7 @@ final class PixelConverter {
         let alignment: Int32 = 32
         let size = av_image_get_buffer_size(target, width, height, alignment)
         guard size > 0 else { throw FFmpegError(size) }
-        let data = try buffers.attach(size: Int(size), to: destination)
+        let data = output.ownedStorage(size: Int(size))
         destination.pointee.format = target.rawValue
         destination.pointee.width = width
         destination.pointee.height = height

@@ -17,15 +17,35 @@ public final class Frame: @unchecked Sendable {
     public internal(set) var loopPass = 0
     /// Audio only: samples at the start already handed to the output, or trimmed by an exact seek.
     var consumedSamples = 0
+    /// A converted frame's pixels or samples: owned by this wrapper and kept across reuses, so
+    /// converting allocates nothing once the pool is warm. Decoded frames use libavcodec's buffers.
+    private var storage: UnsafeMutableRawPointer?
+    private var storageSize = 0
+    /// Made to receive conversions (it returns to the track's conversion pool).
+    let isConversionTarget: Bool
 
-    init() {
+    init(isConversionTarget: Bool = false) {
         guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         avFrame = frame
+        self.isConversionTarget = isConversionTarget
     }
 
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = avFrame
         av_frame_free(&frame)
+        storage?.deallocate()
+    }
+
+    /// At least `size` bytes of this frame's own storage, 64-byte aligned; grown only when a
+    /// larger picture or block of samples comes. The AVFrame stays unreferenced (no buf[0]), so
+    /// av_frame_unref leaves the storage alone.
+    func ownedStorage(size: Int) -> UnsafeMutablePointer<UInt8> {
+        if size > storageSize {
+            storage?.deallocate()
+            storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+            storageSize = size
+        }
+        return storage!.assumingMemoryBound(to: UInt8.self)
     }
 
     func reset() {
@@ -46,5 +66,20 @@ public final class Frame: @unchecked Sendable {
 
     public func lineSize(_ index: Int) -> Int {
         withUnsafeBytes(of: avFrame.pointee.linesize) { Int($0.load(fromByteOffset: index * MemoryLayout<Int32>.stride, as: Int32.self)) }
+    }
+}
+
+extension Frame {
+    /// Copies the timing of `source` onto this converted frame.
+    func takeTimes(from source: Frame, movedBack delay: Double, sampleRate: Int?) {
+        pts = source.pts - delay
+        mediaPts = source.mediaPts - delay
+        serial = source.serial
+        loopPass = source.loopPass
+        if let sampleRate, sampleRate > 0 {
+            duration = Double(sampleCount) / Double(sampleRate)
+        } else {
+            duration = source.duration
+        }
     }
 }

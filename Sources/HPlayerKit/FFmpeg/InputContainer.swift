@@ -22,23 +22,22 @@ final class InputContainer: @unchecked Sendable {
 
     /// Opens `url` and reads enough to know its streams.
     func open() throws(MediaError) {
-        guard var context = avformat_alloc_context() else {
+        guard let allocated = avformat_alloc_context() else {
             throw MediaError(input: url, reason: "out of memory")
         }
-        context.pointee.interrupt_callback.callback = { opaque in
+        allocated.pointee.interrupt_callback.callback = { opaque in
             let flag = Unmanaged<AbortFlag>.fromOpaque(opaque!).takeUnretainedValue()
             return flag.isSet.load(ordering: .relaxed) ? 1 : 0
         }
-        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
-        var opened: UnsafeMutablePointer<AVFormatContext>? = context
+        allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
+        var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
         let openResult = avformat_open_input(&opened, url, nil, nil)
-        guard openResult >= 0, let openedContext = opened else {
+        guard openResult >= 0, opened != nil else {
             // avformat_open_input frees the context on failure.
             throw MediaError(input: url, reason: FFmpegError(openResult).description)
         }
-        context = openedContext
-        self.context = context
-        let infoResult = avformat_find_stream_info(context, nil)
+        context = opened
+        let infoResult = avformat_find_stream_info(opened, nil)
         if infoResult < 0 {
             close()
             throw MediaError(input: url, reason: "cannot read stream info: \(FFmpegError(infoResult))")

@@ -1,6 +1,9 @@
 /// The clock of an audio output with no device: a thread that pulls one buffer per period, as a
 /// sound card would, double-buffered (a buffer starts playing one period after its callback).
 final class AudioClockLoop: @unchecked Sendable {
+    /// What the null and recording outputs pull per callback: 21 ms at 48 kHz, like a sound card.
+    static let defaultSamplesPerCallback = 1024
+
     let samplesPerCallback: Int
     let format: AudioFormat
     /// From a callback to when the last sample of its buffer is heard: two periods.
@@ -79,24 +82,4 @@ final class AudioClockLoop: @unchecked Sendable {
         }
         lock.unlock()
     }
-}
-
-/// Audio output for headless playback: samples are taken at the real rate and heard nowhere.
-public final class NullAudioOutput: AudioOutput, @unchecked Sendable {
-    private let paced: Bool
-    private var loop: AudioClockLoop?
-
-    public init(paced: Bool = true) {
-        self.paced = paced
-    }
-
-    public func open(source: AudioFormat, renderer: AudioRendering) throws(MediaError) -> AudioFormat {
-        let format = AudioFormat(sampleFormat: .float32, sampleRate: source.sampleRate, channelCount: source.channelCount)
-        loop = AudioClockLoop(name: "hp-ao-null", format: format, samplesPerCallback: 1024, renderer: renderer, paced: paced) { _, _, _ in }
-        return format
-    }
-
-    public func start() { loop?.start() }
-    public func pause() { loop?.pause() }
-    public func close() { loop?.close() }
 }

@@ -70,7 +70,7 @@ public final class RecordingAudioOutput: AudioOutput, @unchecked Sendable {
         let log = try OutputFile(path: directory + "/audio.tsv")
         self.wav = wav
         self.log = log
-        let samplesPerCallback = 1024
+        let samplesPerCallback = AudioClockLoop.defaultSamplesPerCallback
         loop = AudioClockLoop(name: "hp-ao-record", format: format, samplesPerCallback: samplesPerCallback,
                               renderer: renderer, paced: paced) { samples, firstPts, playedAt in
             wav.append(samples)

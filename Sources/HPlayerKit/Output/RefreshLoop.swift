@@ -64,25 +64,3 @@ final class RefreshLoop: @unchecked Sendable {
         lock.unlock()
     }
 }
-
-/// Video output for headless playback: frames are taken at their time and shown nowhere.
-public final class NullVideoOutput: VideoOutput, @unchecked Sendable {
-    private let paced: Bool
-    private var loop: RefreshLoop?
-
-    /// - Parameter paced: false for untimed playback (each frame as soon as it is decoded).
-    public init(paced: Bool = true) {
-        self.paced = paced
-    }
-
-    public var acceptedPixelFormats: [AVPixelFormat]? { nil }
-
-    public func open(renderer: VideoRendering) throws(MediaError) {
-        loop = RefreshLoop(name: "hp-vo-null", renderer: renderer, paced: paced) { _, _ in }
-    }
-
-    public func start() { loop?.start() }
-    public func pause() { loop?.pause() }
-    public func requestRefresh() { loop?.requestRefresh() }
-    public func close() { loop?.close() }
-}

@@ -119,15 +119,16 @@ public enum BufferingPolicy {
         }
     }
 
-    /// While loading, the read loop is blocked on `blocked`'s full packet queue: grow that queue
-    /// (up to `capacityLimit`) when another track still needs packets, which then lie behind the
-    /// blocked ones in the file. Otherwise a file that interleaves its streams further apart
-    /// than a queue holds would never become playable.
-    public static func shouldGrowQueue(_ blocked: TrackBuffer, others: [TrackBuffer], phase: BufferingPhase,
+    /// While loading, the read loop is blocked on the full packet queue of `tracks[blocked]`:
+    /// grow that queue (up to `capacityLimit`) when another track still needs packets, which then
+    /// lie behind the blocked ones in the file. Otherwise a file that interleaves its streams
+    /// further apart than a queue holds would never become playable.
+    public static func shouldGrowQueue(of blocked: Int, in tracks: [TrackBuffer], phase: BufferingPhase,
                                        options: BufferingOptions, capacityLimit: Int) -> Bool {
-        guard blocked.packetCapacity < capacityLimit else { return false }
-        return others.contains { other in
-            !isPlayable(other, phase: phase, options: options) && other.packetCount < other.packetCapacity / 2
+        guard tracks[blocked].packetCapacity < capacityLimit else { return false }
+        return tracks.indices.contains { index in
+            index != blocked && !isPlayable(tracks[index], phase: phase, options: options)
+                && tracks[index].packetCount < tracks[index].packetCapacity / 2
         }
     }
 

@@ -99,8 +99,7 @@ extension FFmpegSource {
     private func growIfOthersStarve(blockedOn track: Track) {
         guard loadState == .loading, let blocked = tracks.firstIndex(where: { $0 === track }) else { return }
         evaluateBuffering(force: true)
-        let others = trackBuffers.indices.filter { $0 != blocked }.map { trackBuffers[$0] }
-        if BufferingPolicy.shouldGrowQueue(trackBuffers[blocked], others: others, phase: phase, options: options.buffering,
+        if BufferingPolicy.shouldGrowQueue(of: blocked, in: trackBuffers, phase: phase, options: options.buffering,
                                            capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit) {
             track.packets.grow()
             Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity): the other stream lies further on")

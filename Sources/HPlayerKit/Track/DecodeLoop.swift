@@ -15,6 +15,9 @@ final class DecodeLoop: @unchecked Sendable {
     /// Exact seek past the last frame: the last frame dropped, shown if nothing later comes.
     private var lastDropped: Frame?
     private var queuedThisSerial = false
+    /// Where the last queued frame ends (timeline and media seconds): the resampler's tail goes there.
+    private var lastQueuedEnd = 0.0
+    private var lastQueuedMediaEnd = 0.0
     private var stopped = false
     private var warnings = DecodeWarnings()
 
@@ -171,9 +174,9 @@ final class DecodeLoop: @unchecked Sendable {
     private func resampled(_ decoded: Frame) -> Frame? {
         guard let resampler = track.resampler, !resampler.isPassthrough(decoded.avFrame) else { return decoded }
         let delay = resampler.delay
-        let output = track.framePool.acquire()
+        let output = track.conversionPool.acquire()
         do {
-            try resampler.convert(decoded.avFrame, into: output.avFrame)
+            try resampler.convert(decoded.avFrame, into: output)
         } catch {
             warnings.note("audio frame lost: cannot resample: \(error)")
             track.recycle(output)
@@ -189,16 +192,16 @@ final class DecodeLoop: @unchecked Sendable {
         return output
     }
 
+    /// The samples a rate conversion still holds at the end, placed right after the last frame.
     private func drainResampler() {
         guard let resampler = track.resampler, track.kind == .audio else { return }
-        let output = track.framePool.acquire()
-        let predicted = output
+        let output = track.conversionPool.acquire()
         do {
-            if try resampler.drain(into: output.avFrame) {
-                predicted.pts = lastQueuedEnd
-                predicted.mediaPts = lastQueuedMediaEnd
-                predicted.duration = Double(output.sampleCount) / Double(resampler.output.sampleRate)
-                predicted.serial = serial
+            if try resampler.drain(into: output) {
+                output.pts = lastQueuedEnd
+                output.mediaPts = lastQueuedMediaEnd
+                output.duration = Double(output.sampleCount) / Double(resampler.output.sampleRate)
+                output.serial = serial
                 queue(output)
                 return
             }
@@ -208,14 +211,11 @@ final class DecodeLoop: @unchecked Sendable {
         track.recycle(output)
     }
 
-    private var lastQueuedEnd = 0.0
-    private var lastQueuedMediaEnd = 0.0
-
     private func queue(_ frame: Frame) {
         if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.pixelFormat) {
-            let converted = track.framePool.acquire()
+            let converted = track.conversionPool.acquire()
             do {
-                try converter.convert(frame.avFrame, into: converted.avFrame)
+                try converter.convert(frame.avFrame, into: converted)
             } catch {
                 warnings.note("video frame lost: cannot convert: \(error)")
                 track.recycle(converted)
@@ -254,21 +254,6 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// Timestamps closer than this are the same instant (rounding between time bases).
     static let timestampTolerance = 1e-6
-}
-
-extension Frame {
-    /// Copies the timing of `source` onto this converted frame.
-    func takeTimes(from source: Frame, movedBack delay: Double, sampleRate: Int?) {
-        pts = source.pts - delay
-        mediaPts = source.mediaPts - delay
-        serial = source.serial
-        loopPass = source.loopPass
-        if let sampleRate, sampleRate > 0 {
-            duration = Double(sampleCount) / Double(sampleRate)
-        } else {
-            duration = source.duration
-        }
-    }
 }
 
 /// Corrupt data is skipped with a warning; a broken file must not flood the log with them.

@@ -39,7 +39,10 @@ public final class Track: @unchecked Sendable {
     let packets: RingBuffer<Packet>
     public let frames: RingBuffer<Frame>
     let packetPool: ObjectPool<Packet>
+    /// Frames libavcodec decodes into.
     let framePool: ObjectPool<Frame>
+    /// Frames that receive a conversion (pixel format, resampling) into storage of their own.
+    let conversionPool: ObjectPool<Frame>
     let decoder: Decoder
     private(set) var pixelConverter: PixelConverter?
     private(set) var resampler: AudioResampler?
@@ -72,6 +75,7 @@ public final class Track: @unchecked Sendable {
         frames = RingBuffer(capacity: frameCapacity)
         packetPool = ObjectPool(reserve: packets.capacity * 2 + 8) { Packet() }
         framePool = ObjectPool(reserve: frames.capacity * 2 + 8) { Frame() }
+        conversionPool = ObjectPool(reserve: frames.capacity * 2 + 8) { Frame(isConversionTarget: true) }
     }
 
     /// Video: the pixel formats the output takes (nil: any); must come before `startDecoding`.
@@ -128,7 +132,7 @@ public final class Track: @unchecked Sendable {
     /// Gives a frame back once it has been presented or dropped.
     public func recycle(_ frame: Frame) {
         frame.reset()
-        framePool.release(frame)
+        (frame.isConversionTarget ? conversionPool : framePool).release(frame)
     }
 
     func recycle(_ packet: Packet) {
@@ -137,7 +141,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Packet and frame wrappers ever made: flat in steady playback.
-    public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount }
+    public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
 
     private static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
         let parameters = stream.pointee.codecpar.pointee
