@@ -36,8 +36,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "CFFmpeg", "CHPlayerShim"]),
-        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "CFFmpeg", "CHPlayerShim"]),
+        .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
+        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport"]),
+        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {

@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
@@ -18,16 +19,22 @@ extension Playback {
             return session
         }
 
+        /// Seeks a paused session and waits for the seek to land; the pts of the frame it presented.
+        private func seekWhilePaused(_ session: PlayerSession, to target: Double, mode: SeekMode) async throws -> Double? {
+            let mark = session.eventCount
+            let presented = session.presentedFrames.count
+            session.player.seek(to: target, mode: mode)
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.count == presented + 1 })
+            return session.presentedFrames.last?.pts
+        }
+
         @Test("Exact seek while paused presents the first frame at or after the target, still paused")
         func exactSeekWhilePaused() async throws {
             let session = try await pausedSession("exact")
             let target = 2.5
             let expected = try Fixtures.framePts(Self.clip()).first { $0 >= target - 1e-6 }!
-            let mark = session.eventCount
-            session.player.seek(to: target, mode: .exact)
-            try await session.waitForSeekDone(after: mark)
-            #expect(await until { session.presentedFrames.count == 2 })
-            #expect(session.presentedFrames.last?.pts == expected)
+            #expect(try await seekWhilePaused(session, to: target, mode: .exact) == expected)
             #expect(session.player.playbackState == .paused)
             try await Task.sleep(nanoseconds: 300_000_000)
             #expect(session.presentedFrames.count == 2, "frames presented while paused")
@@ -41,11 +48,7 @@ extension Playback {
             let target = 2.7
             let keyframe = try Fixtures.framePts(Self.clip(), keyframesOnly: true).last { $0 <= target }!
             #expect(keyframe == 2.0)
-            let mark = session.eventCount
-            session.player.seek(to: target, mode: .keyframe)
-            try await session.waitForSeekDone(after: mark)
-            #expect(await until { session.presentedFrames.count == 2 })
-            #expect(session.presentedFrames.last?.pts == keyframe)
+            #expect(try await seekWhilePaused(session, to: target, mode: .keyframe) == keyframe)
             session.close()
         }
 
@@ -112,11 +115,7 @@ extension Playback {
         @Test("A seek past the end clamps to the last frame")
         func seekPastTheEndClamps() async throws {
             let session = try await pausedSession("clamp")
-            let mark = session.eventCount
-            session.player.seek(to: 100, mode: .exact)
-            try await session.waitForSeekDone(after: mark)
-            #expect(await until { session.presentedFrames.count == 2 })
-            #expect(session.presentedFrames.last?.pts == 5.96)
+            #expect(try await seekWhilePaused(session, to: 100, mode: .exact) == 5.96)
             session.close()
         }
 
@@ -125,13 +124,8 @@ extension Playback {
             var options = PlayerOptions()
             options.source.isLooping = true
             let session = try await pausedSession("clamp-loop", options: options)
-            session.player.seek(to: 3, mode: .exact)
-            #expect(await until { session.presentedFrames.last?.pts == 3 })
-            let mark = session.eventCount
-            session.player.seek(to: 100, mode: .exact)
-            try await session.waitForSeekDone(after: mark)
-            #expect(await until { session.presentedFrames.count == 3 })
-            #expect(session.presentedFrames.last?.pts == 0)
+            #expect(try await seekWhilePaused(session, to: 3, mode: .exact) == 3)
+            #expect(try await seekWhilePaused(session, to: 100, mode: .exact) == 0)
             session.close()
         }
     }
@@ -171,14 +165,4 @@ extension Playback {
             #expect(zip(wrapped, wrapped.dropFirst()).contains { $1 < $0 }, "audio pts never went back to the start")
         }
     }
-}
-
-/// Polls `condition` for up to `timeout` seconds.
-func until(timeout: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = MonotonicClock.now() + timeout
-    while MonotonicClock.now() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return condition()
 }

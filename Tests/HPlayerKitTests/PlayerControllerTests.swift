@@ -1,3 +1,4 @@
+import HPlayerTestSupport
 import Testing
 @testable import HPlayerKit
 
@@ -85,14 +86,4 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         try? await Task.sleep(nanoseconds: 50_000_000)
         #expect(player.recorded == ["prepare", "seek 2.0 default"])
     }
-}
-
-/// Polls `condition` for up to `timeout` seconds.
-func until(timeout: Double = 5, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = MonotonicClock.now() + timeout
-    while MonotonicClock.now() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 2_000_000)
-    }
-    return condition()
 }

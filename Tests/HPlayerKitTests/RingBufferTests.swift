@@ -1,22 +1,7 @@
 import Testing
+import HPlayerTestSupport
 import Synchronization
 @testable import HPlayerKit
-
-/// Waits up to `timeout` seconds for `condition`, polling; true when it came.
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = MonotonicClock.now() + timeout
-    while MonotonicClock.now() < deadline {
-        if condition() { return true }
-        MonotonicClock.sleep(until: MonotonicClock.now() + 0.002)
-    }
-    return condition()
-}
-
-final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
-}
 
 @Suite struct RingBufferTests {
     @Test func capacityIsRoundedUpToAPowerOfTwo() {

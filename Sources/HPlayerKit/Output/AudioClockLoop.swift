@@ -1,47 +1,31 @@
 /// The clock of an audio output with no device: a thread that pulls one buffer per period, as a
-/// sound card would, double-buffered (a buffer starts playing one period after its callback).
+/// sound card would, double-buffered (a buffer starts playing one period after its callback, so
+/// the latency from a callback to its last sample being heard is two periods).
 final class AudioClockLoop: @unchecked Sendable {
     /// What the null and recording outputs pull per callback: 21 ms at 48 kHz, like a sound card.
     static let defaultSamplesPerCallback = 1024
 
-    let samplesPerCallback: Int
-    let format: AudioFormat
-    /// From a callback to when the last sample of its buffer is heard: two periods.
-    var latency: Double { 2 * period }
-    var period: Double { Double(samplesPerCallback) / Double(format.sampleRate) }
-
-    private let lock = ConditionLock()
-    private var running = false
-    private var closed = false
-    private var thread: JoinableThread?
+    private let thread: OutputThread
 
     /// - Parameters:
     ///   - paced: false pulls as fast as the renderer gives (untimed).
     ///   - deliver: gets each filled buffer, the pts of its first sample, and when that sample is heard.
     init(name: String, format: AudioFormat, samplesPerCallback: Int, renderer: AudioRendering, paced: Bool,
          deliver: @escaping @Sendable (UnsafeRawBufferPointer, Double?, Double) -> Void) {
-        self.format = format
-        self.samplesPerCallback = samplesPerCallback
-        thread = JoinableThread(name: name) { [self] in run(renderer: renderer, paced: paced, deliver: deliver) }
-    }
-
-    func start() { update { running = true } }
-    func pause() { update { running = false } }
-
-    func close() {
-        update { closed = true }
-        thread?.join()
-        thread = nil
-    }
-
-    private func update(_ change: () -> Void) {
-        lock.withLock {
-            change()
-            lock.broadcast()
+        thread = OutputThread(name: name) { thread in
+            Self.run(thread, samplesPerCallback: samplesPerCallback, format: format, renderer: renderer, paced: paced, deliver: deliver)
         }
     }
 
-    private func run(renderer: AudioRendering, paced: Bool, deliver: (UnsafeRawBufferPointer, Double?, Double) -> Void) {
+    func start() { thread.start() }
+    func pause() { thread.pause() }
+    func close() { thread.close() }
+
+    private static func run(_ thread: OutputThread, samplesPerCallback: Int, format: AudioFormat, renderer: AudioRendering,
+                            paced: Bool, deliver: (UnsafeRawBufferPointer, Double?, Double) -> Void) {
+        let lock = thread.lock
+        let period = Double(samplesPerCallback) / Double(format.sampleRate)
+        let latency = 2 * period
         let byteCount = samplesPerCallback * format.bytesPerFrame
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
         defer { buffer.deallocate() }
@@ -49,12 +33,12 @@ final class AudioClockLoop: @unchecked Sendable {
         var callbacks = 0
         lock.lock()
         while true {
-            if !running {
-                while !closed, !running { lock.wait() }
+            if !thread.isRunning {
+                while !thread.isClosed, !thread.isRunning { lock.wait() }
                 scheduleStart = MonotonicClock.now()
                 callbacks = 0
             }
-            if closed { break }
+            if thread.isClosed { break }
             var callbackTime = MonotonicClock.now()
             if paced {
                 let due = scheduleStart + Double(callbacks) * period

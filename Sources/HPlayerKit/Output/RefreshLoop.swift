@@ -6,42 +6,29 @@ final class RefreshLoop: @unchecked Sendable {
     /// Longest sleep when no frame is due yet, so a frame that arrives late is seen soon.
     static let pollInterval = 0.01
 
-    private let lock = ConditionLock()
-    private var running = false
-    private var refreshRequested = false
-    private var closed = false
-    private var thread: JoinableThread?
+    private let thread: OutputThread
 
     /// - Parameters:
     ///   - paced: false presents each frame as soon as it is there (untimed).
     ///   - present: shows a frame (null: nothing; recording: log it).
     init(name: String, renderer: VideoRendering, paced: Bool, present: @escaping @Sendable (Frame, Double) -> Void) {
-        thread = JoinableThread(name: name) { [self] in run(renderer: renderer, paced: paced, present: present) }
-    }
-
-    func start() { update { running = true } }
-    func pause() { update { running = false } }
-    func requestRefresh() { update { refreshRequested = true } }
-
-    func close() {
-        update { closed = true }
-        thread?.join()
-        thread = nil
-    }
-
-    private func update(_ change: () -> Void) {
-        lock.withLock {
-            change()
-            lock.broadcast()
+        thread = OutputThread(name: name) { thread in
+            Self.run(thread, renderer: renderer, paced: paced, present: present)
         }
     }
 
-    private func run(renderer: VideoRendering, paced: Bool, present: (Frame, Double) -> Void) {
+    func start() { thread.start() }
+    func pause() { thread.pause() }
+    func requestRefresh() { thread.wake() }
+    func close() { thread.close() }
+
+    private static func run(_ thread: OutputThread, renderer: VideoRendering, paced: Bool, present: (Frame, Double) -> Void) {
+        let lock = thread.lock
         lock.lock()
         while true {
-            while !closed, !running, !refreshRequested { lock.wait() }
-            if closed { break }
-            refreshRequested = false
+            while !thread.isClosed, !thread.isRunning, !thread.isWakeRequested { lock.wait() }
+            if thread.isClosed { break }
+            thread.isWakeRequested = false
             lock.unlock()
 
             let now = MonotonicClock.now()
@@ -52,10 +39,10 @@ final class RefreshLoop: @unchecked Sendable {
             }
 
             lock.lock()
-            guard running, !closed, !refreshRequested else { continue }
+            guard thread.isRunning, !thread.isClosed, !thread.isWakeRequested else { continue }
             let deadline: Double
             if paced {
-                deadline = min(refresh.nextDeadline ?? .infinity, now + Self.pollInterval)
+                deadline = min(refresh.nextDeadline ?? .infinity, now + pollInterval)
             } else {
                 deadline = refresh.frame == nil ? now + 0.001 : now
             }

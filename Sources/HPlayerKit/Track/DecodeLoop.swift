@@ -173,22 +173,29 @@ final class DecodeLoop: @unchecked Sendable {
     /// The frame in the output's audio format: itself, or a resampled copy from the pool.
     private func resampled(_ decoded: Frame) -> Frame? {
         guard let resampler = track.resampler, !resampler.isPassthrough(decoded.avFrame) else { return decoded }
-        let delay = resampler.delay
-        let output = track.conversionPool.acquire()
-        do {
-            try resampler.convert(decoded.avFrame, into: output)
-        } catch {
-            warnings.note("audio frame lost: cannot resample: \(error)")
-            track.recycle(output)
-            track.recycle(decoded)
-            return nil
-        }
-        output.takeTimes(from: decoded, movedBack: delay, sampleRate: resampler.output.sampleRate)
-        track.recycle(decoded)
+        guard let output = converted(decoded, what: "audio frame (resampling)", movedBack: resampler.delay,
+                                     sampleRate: resampler.output.sampleRate, by: resampler.convert) else { return nil }
         guard output.sampleCount > 0 else {
             track.recycle(output)
             return nil
         }
+        return output
+    }
+
+    /// `frame` converted into a frame of the conversion pool, its times carried over; `frame`
+    /// goes back to its pool. Nil, with a warning, when the conversion fails.
+    private func converted(_ frame: Frame, what: String, movedBack delay: Double = 0, sampleRate: Int? = nil,
+                           by convert: (UnsafeMutablePointer<AVFrame>, Frame) throws(FFmpegError) -> Void) -> Frame? {
+        defer { track.recycle(frame) }
+        let output = track.conversionPool.acquire()
+        do {
+            try convert(frame.avFrame, output)
+        } catch {
+            warnings.note("\(what) lost: \(error)")
+            track.recycle(output)
+            return nil
+        }
+        output.takeTimes(from: frame, movedBack: delay, sampleRate: sampleRate)
         return output
     }
 
@@ -213,18 +220,9 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func queue(_ frame: Frame) {
         if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.pixelFormat) {
-            let converted = track.conversionPool.acquire()
-            do {
-                try converter.convert(frame.avFrame, into: converted)
-            } catch {
-                warnings.note("video frame lost: cannot convert: \(error)")
-                track.recycle(converted)
-                track.recycle(frame)
-                return
+            if let output = converted(frame, what: "video frame (pixel format conversion)", by: converter.convert) {
+                push(output)
             }
-            converted.takeTimes(from: frame, movedBack: 0, sampleRate: nil)
-            track.recycle(frame)
-            push(converted)
         } else {
             push(frame)
         }

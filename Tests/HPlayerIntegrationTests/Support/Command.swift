@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 
 /// Runs a program to its end (or kills it after `timeout` seconds) and gives back what it wrote.
 struct CommandResult {
