@@ -67,19 +67,67 @@ import Testing
     }
 }
 
-@Suite struct LoopPassesTests {
-    @Test func framesArePlacedInThePassTheirTimestampFallsIn() {
-        var passes = LoopPasses(startTicks: 100)
-        #expect(passes.pass(containing: 150) == .init(number: 0, offset: 0))
-        passes.noteReading(pass: 1, offset: 1000)
+@Suite struct TimelineSegmentsTests {
+    @Test func framesArePlacedInTheSegmentTheirTimestampFallsIn() {
+        var segments = TimelineSegments()
+        #expect(segments.segment(containing: 150) == TimelineSegment())
+        let second = TimelineSegment(offset: 1000, loopOffset: 1000, loopPass: 1, start: 1100)
+        segments.noteReading(second)
         // Reordered frames of pass 0 still leave the decoder after pass 1's first packets.
-        #expect(passes.pass(containing: 1050) == .init(number: 0, offset: 0))
-        #expect(passes.pass(containing: 1100) == .init(number: 1, offset: 1000))
-        passes.noteReading(pass: 2, offset: 2000)
-        #expect(passes.pass(containing: 2099) == .init(number: 1, offset: 1000))
-        #expect(passes.pass(containing: 2100) == .init(number: 2, offset: 2000))
-        passes.reset()
-        #expect(passes.pass(containing: 150) == .init(number: 0, offset: 0))
+        #expect(segments.segment(containing: 1050) == TimelineSegment())
+        #expect(segments.segment(containing: 1100) == second)
+        let third = TimelineSegment(offset: 2000, loopOffset: 2000, loopPass: 2, start: 2100)
+        segments.noteReading(third)
+        #expect(segments.segment(containing: 2099) == second)
+        #expect(segments.segment(containing: 2100) == third)
+        segments.reset()
+        #expect(segments.segment(containing: 150) == TimelineSegment())
+    }
+}
+
+@Suite struct StreamTimelineTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Decode timestamps of packets lasting 10 ticks each.
+        var timestamps: [Int64?]
+        /// The timeline timestamp each packet gets (dts + its segment's offset).
+        var expected: [Int64?]
+        var testDescription: String { name }
+    }
+
+    static let limits = StreamTimeline.Limits(forward: 100, backward: 20)
+
+    static let rows: [Row] = [
+        Row(name: "steady timestamps are left alone", timestamps: [0, 10, 20, 30], expected: [0, 10, 20, 30]),
+        Row(name: "a gap within the limit is kept", timestamps: [0, 10, 100, 110], expected: [0, 10, 100, 110]),
+        Row(name: "a jump forward past the limit continues from the last end",
+            timestamps: [0, 10, 95_000, 95_010], expected: [0, 10, 20, 30]),
+        Row(name: "a jump back past the limit continues from the last end",
+            timestamps: [500, 510, 0, 10], expected: [500, 510, 520, 530]),
+        Row(name: "a small step back is not a jump", timestamps: [100, 110, 105, 120], expected: [100, 110, 105, 120]),
+        Row(name: "two jumps add up", timestamps: [0, 10, 5000, 5010, 0, 10], expected: [0, 10, 20, 30, 40, 50]),
+        Row(name: "packets with no timestamp keep the segment", timestamps: [0, nil, 10, 9000], expected: [0, nil, 10, 20]),
+    ]
+
+    @Test(arguments: rows)
+    func placement(_ row: Row) {
+        var timeline = StreamTimeline()
+        let placed = row.timestamps.map { dts -> Int64? in
+            let segment = timeline.place(dts: dts, duration: 10, limits: Self.limits)
+            return dts.map { $0 + segment.offset }
+        }
+        #expect(placed == row.expected)
+    }
+
+    @Test func aLoopPassStartsOverAndKeepsTheLoopingApart() {
+        var timeline = StreamTimeline()
+        _ = timeline.place(dts: 0, duration: 10, limits: Self.limits)
+        _ = timeline.place(dts: 5000, duration: 10, limits: Self.limits)  // a jump: shifted by -4990
+        #expect(timeline.discontinuityOffset == -4990)
+        timeline.startPass(1, loopOffset: 30, startTicks: 0)
+        let segment = timeline.place(dts: 0, duration: 10, limits: Self.limits)
+        #expect(segment == TimelineSegment(offset: 30, loopOffset: 30, loopPass: 1, start: 30))
+        #expect(timeline.discontinuityOffset == 0)
     }
 }
 

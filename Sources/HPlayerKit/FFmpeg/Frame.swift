@@ -9,7 +9,8 @@ public final class Frame: @unchecked Sendable {
     /// Position on the playback timeline in seconds: the stream's pts plus, when looping, the
     /// length of the passes before. What sync compares with the master clock.
     public internal(set) var pts: Double = 0
-    /// The pts as the container gives it, in seconds (pts_time in ffprobe's words).
+    /// The pts in the media, in seconds: as the container gives it (pts_time in ffprobe's words),
+    /// except after a jump in the stream's timestamps, which is smoothed over.
     public internal(set) var mediaPts: Double = 0
     public internal(set) var duration: Double = 0
     /// The seek serial the frame was decoded under; renderers drop frames of an older serial.

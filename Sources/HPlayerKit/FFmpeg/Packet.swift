@@ -13,10 +13,9 @@ final class Packet: @unchecked Sendable {
     var kind = Kind.data
     /// The seek serial the packet was read under; a decoder drops packets of an older serial.
     var serial = 0
-    /// Which pass of a looped file this packet belongs to (0 for the first).
-    var loopPass = 0
-    /// Added to pts and dts (stream ticks) so a looped pass continues the timeline.
-    var loopOffset: Int64 = 0
+    /// Where on the playback timeline the packet lies: its shift (added to pts and dts) and
+    /// the loop pass it belongs to.
+    var segment = TimelineSegment()
 
     init() {
         guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
@@ -31,7 +30,6 @@ final class Packet: @unchecked Sendable {
     func reset() {
         av_packet_unref(avPacket)
         kind = .data
-        loopPass = 0
-        loopOffset = 0
+        segment = TimelineSegment()
     }
 }

@@ -35,6 +35,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var endOfFile = false
     var lastEvaluation = 0.0
     var trackBuffers: [TrackBuffer] = []
+    /// Each track's timeline across loop passes and timestamp jumps, and the jumps it allows.
+    var timelines: [StreamTimeline] = []
+    var timelineLimits: [StreamTimeline.Limits] = []
     var loop = LoopProgress()
     var scratchPacket: UnsafeMutablePointer<AVPacket>?
 
@@ -108,6 +111,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         let info = MediaProbe.info(of: container)
         try delegate?.source(self, didOpen: info, tracks: tracks)
         scratchPacket = av_packet_alloc()
+        let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
+        timelines = tracks.map { _ in StreamTimeline() }
+        timelineLimits = tracks.map { StreamTimeline.Limits(timeBase: $0.timeBase, formatHasDiscontinuities: hasDiscontinuities) }
         trackBuffers = tracks.map { _ in
             TrackBuffer(kind: .video, packetCount: 0, packetCapacity: 0, frameCount: 0, frameCapacity: 0, packetsPerSecond: 0, isEndOfFile: false)
         }
@@ -169,6 +175,6 @@ struct LoopProgress {
     var pass = 0
     /// Seconds added to this pass's timestamps: the length of the passes before.
     var offset = 0.0
-    /// The latest end (pts + duration, seconds, without offset) of any packet in this pass.
+    /// The latest end (pts + duration, seconds, without the loop offset) of any packet in this pass.
     var passEnd = -Double.infinity
 }

@@ -59,16 +59,23 @@ extension FFmpegSource {
             }
             return
         }
-        guard let track = tracks.first(where: { $0.streamIndex == scratch.pointee.stream_index }) else {
+        guard let index = tracks.firstIndex(where: { $0.streamIndex == scratch.pointee.stream_index }) else {
             av_packet_unref(scratch)
             return
         }
-        notePassEnd(of: scratch, timeBase: track.timeBase)
+        let track = tracks[index]
+        let timestamp = scratch.pointee.dts != noTimestamp ? scratch.pointee.dts : scratch.pointee.pts
+        let previousStart = timelines[index].segment.start
+        let segment = timelines[index].place(dts: timestamp == noTimestamp ? nil : timestamp, duration: scratch.pointee.duration,
+                                             limits: timelineLimits[index])
+        if segment.start != previousStart {
+            Log.source.info("\(url): \(track.kind) timestamps jump at \(track.timeBase.seconds(segment.start) ?? 0)s; playback goes on without a gap")
+        }
+        notePassEnd(of: scratch, timeBase: track.timeBase, shift: timelines[index].discontinuityOffset)
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)
         packet.serial = readSerial
-        packet.loopPass = loop.pass
-        packet.loopOffset = loop.offset == 0 ? 0 : track.timeBase.ticks(loop.offset)
+        packet.segment = segment
         enqueue(packet, to: track)
     }
 
@@ -106,9 +113,10 @@ extension FFmpegSource {
         }
     }
 
-    private func notePassEnd(of packet: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {
+    /// Notes where `packet` ends, its timestamps shifted by `shift` ticks (across jumps).
+    private func notePassEnd(of packet: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase, shift: Int64) {
         let start = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
-        guard let seconds = timeBase.seconds(start) else { return }
+        guard start != noTimestamp, let seconds = timeBase.seconds(start + shift) else { return }
         let end = seconds + (timeBase.seconds(max(packet.pointee.duration, 0)) ?? 0)
         if end > loop.passEnd { loop.passEnd = end }
     }
@@ -137,6 +145,9 @@ extension FFmpegSource {
             return false
         }
         loop = LoopProgress(pass: loop.pass + 1, offset: loop.offset + passLength)
+        for (index, track) in tracks.enumerated() {
+            timelines[index].startPass(loop.pass, loopOffset: track.timeBase.ticks(loop.offset), startTicks: track.startTicks)
+        }
         Log.source.debug("\(url): loop pass \(loop.pass) at +\(loop.offset)s")
         return true
     }
@@ -153,6 +164,7 @@ extension FFmpegSource {
         }
         readSerial = request.serial
         loop = LoopProgress()
+        for index in timelines.indices { timelines[index] = StreamTimeline() }
         endOfFile = false
         for track in tracks {
             track.packets.flush(track.recycle)

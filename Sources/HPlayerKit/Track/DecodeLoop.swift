@@ -10,7 +10,7 @@ final class DecodeLoop: @unchecked Sendable {
     private var serial = -1
     private var sentSinceFlush = false
     private var repair = TimestampRepair()
-    private var passes: LoopPasses
+    private var segments = TimelineSegments()
     private var dropBefore: Double?
     /// Exact seek past the last frame: the last frame dropped, shown if nothing later comes.
     private var lastDropped: Frame?
@@ -23,7 +23,6 @@ final class DecodeLoop: @unchecked Sendable {
 
     init(track: Track) {
         self.track = track
-        passes = LoopPasses(startTicks: track.startTicks)
     }
 
     func run() {
@@ -47,7 +46,7 @@ final class DecodeLoop: @unchecked Sendable {
         track.resampler?.reset()
         serial = newSerial
         repair.reset()
-        passes.reset()
+        segments.reset()
         discardLastDropped()
         dropBefore = track.dropTarget(for: newSerial)
         queuedThisSerial = false
@@ -56,11 +55,12 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func decode(_ packet: Packet) {
         let avPacket = packet.avPacket
-        if packet.loopOffset != 0 {
-            if avPacket.pointee.pts != noTimestamp { avPacket.pointee.pts += packet.loopOffset }
-            if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += packet.loopOffset }
+        let offset = packet.segment.offset
+        if offset != 0 {
+            if avPacket.pointee.pts != noTimestamp { avPacket.pointee.pts += offset }
+            if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += offset }
         }
-        passes.noteReading(pass: packet.loopPass, offset: packet.loopOffset)
+        segments.noteReading(packet.segment)
         sentSinceFlush = true
         while !stopped {
             switch track.decoder.send(avPacket) {
@@ -134,12 +134,12 @@ final class DecodeLoop: @unchecked Sendable {
         // Rounded down so a prediction never runs ahead of the stream's own timestamps.
         let durationTicks = Int64((durationSeconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
         let ticks = repair.pts(bestEffort: bestEffort, duration: durationTicks) ?? track.startTicks
-        let pass = passes.pass(containing: ticks)
+        let segment = segments.segment(containing: ticks)
         frame.pts = timeBase.seconds(ticks) ?? 0
-        frame.mediaPts = timeBase.seconds(ticks - pass.offset) ?? 0
+        frame.mediaPts = timeBase.seconds(ticks - segment.loopOffset) ?? 0
         frame.duration = durationSeconds
         frame.serial = serial
-        frame.loopPass = pass.number
+        frame.loopPass = segment.loopPass
     }
 
     private func handleVideo(_ frame: Frame) {
