@@ -37,7 +37,7 @@ let package = Package(
             ]
         ),
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
-        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport"]),
+        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,10 +4,10 @@ import Testing
 @Suite struct BufferingPolicyTests {
     /// A 25 fps video track or a 46.875 packets/s audio track (48 kHz, 1024 samples per packet),
     /// with the default capacities (256 packets, 8 video / 16 audio frames).
-    static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false) -> TrackBuffer {
+    static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false, lastEnd: Double? = nil) -> TrackBuffer {
         TrackBuffer(kind: kind, packetCount: packets, packetCapacity: 256, frameCount: frames,
                     frameCapacity: kind == .video ? 8 : 16, packetsPerSecond: kind == .video ? 25 : 46.875,
-                    isEndOfFile: endOfFile)
+                    isEndOfFile: endOfFile, lastPacketEnd: lastEnd)
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -94,24 +94,35 @@ import Testing
         #expect(BufferingPolicy.nextLoadState(row.from, report: report) == row.to)
     }
 
-    @Test func aFullQueueGrowsOnlyWhileAnotherTrackStillNeedsPackets() {
-        let full = Self.track(.video, packets: 256, frames: 8)
-        let options = BufferingOptions()
-        // Audio holds 0.4 s, short of its minimum, and its packets lie behind the video's.
-        #expect(BufferingPolicy.shouldGrowQueue(of: 0, in: [full, Self.track(.audio, packets: 3, frames: 16)],
-                                                phase: .steady, options: options, capacityLimit: 2048))
-        // Audio is playable: nothing to grow for.
-        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [full, Self.track(.audio, packets: 200, frames: 16)],
-                                                 phase: .steady, options: options, capacityLimit: 2048))
-        // Audio is short but its own queue is half full: reading is not what holds it back.
-        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [full, TrackBuffer(kind: .audio, packetCount: 128, packetCapacity: 256, frameCount: 0,
-                                                                                  frameCapacity: 16, packetsPerSecond: 10, isEndOfFile: false)],
-                                                 phase: .steady, options: options, capacityLimit: 2048))
-        // At the limit it grows no more.
-        var atLimit = full
-        atLimit.packetCapacity = 2048
-        #expect(!BufferingPolicy.shouldGrowQueue(of: 0, in: [atLimit, Self.track(.audio, packets: 3, frames: 16)],
-                                                 phase: .steady, options: options, capacityLimit: 2048))
+    struct Starvation: Sendable, CustomTestStringConvertible {
+        var name: String
+        var audio: TrackBuffer
+        var videoCapacity = 256
+        var remedy: BufferingPolicy.StarvationRemedy
+        var testDescription: String { name }
+    }
+
+    /// Reading is blocked on a full video queue whose last packet ends at 12 s.
+    @Test(arguments: [
+        Starvation(name: "audio buffered enough: wait", audio: track(.audio, packets: 200, frames: 16, lastEnd: 11.9), remedy: .wait),
+        Starvation(name: "audio short, its packets just behind: read on", audio: track(.audio, packets: 3, frames: 16, lastEnd: 9),
+                   remedy: .growQueue),
+        Starvation(name: "audio short, its last packet long behind: it has ended",
+                   audio: track(.audio, packets: 0, frames: 2, lastEnd: 2), remedy: .endTracks([1])),
+        Starvation(name: "audio with no packet since the seek: it has ended", audio: track(.audio, packets: 0, frames: 0, lastEnd: nil),
+                   remedy: .endTracks([1])),
+        Starvation(name: "audio short, its own queue half full: reading is not what holds it",
+                   audio: TrackBuffer(kind: .audio, packetCount: 128, packetCapacity: 256, frameCount: 0, frameCapacity: 16,
+                                      packetsPerSecond: 10, isEndOfFile: false, lastPacketEnd: 11), remedy: .wait),
+        Starvation(name: "the queue at its growth limit grows no more", audio: track(.audio, packets: 3, frames: 16, lastEnd: 9),
+                   videoCapacity: 2048, remedy: .wait),
+    ])
+    func starvationRemedy(_ row: Starvation) {
+        var video = Self.track(.video, packets: 256, frames: 8, lastEnd: 12)
+        video.packetCapacity = row.videoCapacity
+        let remedy = BufferingPolicy.starvationRemedy(blockedOn: 0, tracks: [video, row.audio], phase: .steady,
+                                                      options: BufferingOptions(), capacityLimit: 2048)
+        #expect(remedy == row.remedy)
     }
 
     @Test func readingPausesAboveTheMaximumAndResumesBelowHalf() {

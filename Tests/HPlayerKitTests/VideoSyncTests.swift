@@ -1,3 +1,4 @@
+import CFFmpeg
 import Testing
 @testable import HPlayerKit
 
@@ -88,13 +89,14 @@ import Testing
 @Suite struct StreamTimelineTests {
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
-        /// Decode timestamps of packets lasting 10 ticks each.
+        /// Decode timestamps (seconds, one tick each) of packets lasting 10 ticks.
         var timestamps: [Int64?]
         /// The timeline timestamp each packet gets (dts + its segment's offset).
         var expected: [Int64?]
         var testDescription: String { name }
     }
 
+    static let seconds = TimeBase(AVRational(num: 1, den: 1))
     static let limits = StreamTimeline.Limits(forward: 100, backward: 20)
 
     static let rows: [Row] = [
@@ -112,20 +114,41 @@ import Testing
     @Test(arguments: rows)
     func placement(_ row: Row) {
         var timeline = StreamTimeline()
+        var jump: TimestampJump?
         let placed = row.timestamps.map { dts -> Int64? in
-            let segment = timeline.place(dts: dts, duration: 10, limits: Self.limits)
+            let segment = timeline.place(stream: 0, dts: dts, duration: 10, timeBase: Self.seconds, limits: Self.limits, lastJump: &jump)
             return dts.map { $0 + segment.offset }
         }
         #expect(placed == row.expected)
     }
 
+    @Test func streamsJumpingTogetherTakeTheSameShift() {
+        var video = StreamTimeline(), audio = StreamTimeline()
+        var jump: TimestampJump?
+        func place(_ timeline: inout StreamTimeline, _ stream: Int, _ dts: Int64) -> Int64 {
+            dts + timeline.place(stream: stream, dts: dts, duration: 10, timeBase: Self.seconds, limits: Self.limits, lastJump: &jump).offset
+        }
+        #expect(place(&video, 0, 0) == 0)
+        #expect(place(&audio, 1, 3) == 3)
+        #expect(place(&video, 0, 10) == 10)
+        #expect(place(&audio, 1, 13) == 13)
+        // Both jump to 9000 (audio 3 ahead of video, as before); video jumps first.
+        #expect(place(&video, 0, 9000) == 20)
+        #expect(place(&audio, 1, 9003) == 23, "audio took video's shift: still 3 ahead")
+        // A second jump back to the same place is a new one, not the old one again.
+        #expect(place(&video, 0, 9010) == 30)
+        #expect(place(&video, 0, 3) == 40)
+        #expect(place(&audio, 1, 6) == 43)
+    }
+
     @Test func aLoopPassStartsOverAndKeepsTheLoopingApart() {
         var timeline = StreamTimeline()
-        _ = timeline.place(dts: 0, duration: 10, limits: Self.limits)
-        _ = timeline.place(dts: 5000, duration: 10, limits: Self.limits)  // a jump: shifted by -4990
+        var jump: TimestampJump?
+        _ = timeline.place(stream: 0, dts: 0, duration: 10, timeBase: Self.seconds, limits: Self.limits, lastJump: &jump)
+        _ = timeline.place(stream: 0, dts: 5000, duration: 10, timeBase: Self.seconds, limits: Self.limits, lastJump: &jump)
         #expect(timeline.discontinuityOffset == -4990)
         timeline.startPass(1, loopOffset: 30, startTicks: 0)
-        let segment = timeline.place(dts: 0, duration: 10, limits: Self.limits)
+        let segment = timeline.place(stream: 0, dts: 0, duration: 10, timeBase: Self.seconds, limits: Self.limits, lastJump: &jump)
         #expect(segment == TimelineSegment(offset: 30, loopOffset: 30, loopPass: 1, start: 30))
         #expect(timeline.discontinuityOffset == 0)
     }

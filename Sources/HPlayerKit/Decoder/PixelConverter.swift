@@ -7,6 +7,8 @@ final class PixelConverter {
     /// The formats the output takes; nil when it takes any.
     private let accepted: [AVPixelFormat]?
     private var scaler: OpaquePointer?
+    /// The last source format and the target chosen for it: the choice is made once.
+    private var chosen: (source: AVPixelFormat, target: AVPixelFormat)?
 
     init(accepted: [AVPixelFormat]?) {
         self.accepted = accepted
@@ -35,7 +37,13 @@ final class PixelConverter {
         let width = source.pointee.width
         let height = source.pointee.height
         let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
-        let target = targetFormat(for: sourceFormat)
+        let target: AVPixelFormat
+        if let chosen, chosen.source == sourceFormat {
+            target = chosen.target
+        } else {
+            target = targetFormat(for: sourceFormat)
+            chosen = (sourceFormat, target)
+        }
         scaler = sws_getCachedContext(scaler, width, height, sourceFormat, width, height, target,
                                       SWS_BILINEAR, nil, nil, nil)
         guard scaler != nil else { throw FFmpegError(hp_averror(EINVAL)) }

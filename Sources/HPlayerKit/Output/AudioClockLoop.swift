@@ -54,7 +54,7 @@ final class AudioClockLoop: @unchecked Sendable {
                     callbackTime = due
                 }
             }
-            lock.unlock()
+            thread.beginWork()
             let firstPts = renderer.render(into: buffer, sampleCount: samplesPerCallback, at: callbackTime, latency: latency)
             deliver(UnsafeRawBufferPointer(start: buffer, count: byteCount), firstPts, callbackTime + latency - period)
             callbacks += 1
@@ -62,7 +62,7 @@ final class AudioClockLoop: @unchecked Sendable {
                 // Untimed with nothing decoded yet: let the decoder catch up instead of spinning.
                 MonotonicClock.sleep(until: MonotonicClock.now() + 0.001)
             }
-            lock.lock()
+            thread.endWork()
         }
         lock.unlock()
     }

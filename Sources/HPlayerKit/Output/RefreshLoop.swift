@@ -29,7 +29,7 @@ final class RefreshLoop: @unchecked Sendable {
             while !thread.isClosed, !thread.isRunning, !thread.isWakeRequested { lock.wait() }
             if thread.isClosed { break }
             thread.isWakeRequested = false
-            lock.unlock()
+            thread.beginWork()
 
             let now = MonotonicClock.now()
             let refresh = renderer.refresh(at: now)
@@ -37,8 +37,7 @@ final class RefreshLoop: @unchecked Sendable {
                 present(frame, now)
                 renderer.didPresent(frame, at: now)
             }
-
-            lock.lock()
+            thread.endWork()
             guard thread.isRunning, !thread.isClosed, !thread.isWakeRequested else { continue }
             let deadline: Double
             if paced {

@@ -130,6 +130,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         current = nil
         serial = newSerial
         nextPts = nil
+        loopOffset = 0
         lastPass = 0
         endReported = false
     }

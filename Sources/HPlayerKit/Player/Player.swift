@@ -147,10 +147,12 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     // MARK: SourceDelegate (the read thread)
 
+    /// Opens the outputs and makes the renderers. Under the lock, so a close cannot slip in
+    /// between and leave outputs opened after it closed them.
     public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
-        guard let notifier else { return }
-        var audio: (Track, AudioRenderer)?
-        var video: (Track, VideoRenderer)?
+        lock.lock()
+        defer { lock.unlock() }
+        guard let notifier, !isClosed else { throw MediaError(input: url, reason: "closed") }
         for track in tracks {
             switch track.kind {
             case .audio:
@@ -159,26 +161,23 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
                 let format = try audioOutput.open(source: native, renderer: renderer)
                 renderer.configure(format: format)
                 track.configureAudio(output: format)
-                audio = (track, renderer)
+                (audioTrack, audioRenderer) = (track, renderer)
             case .video:
                 let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed)
                 try videoOutput.open(renderer: renderer)
                 track.configureVideo(acceptedPixelFormats: videoOutput.acceptedPixelFormats)
-                video = (track, renderer)
+                (videoTrack, videoRenderer) = (track, renderer)
             }
         }
-        lock.withLock {
-            self.info = info
-            (audioTrack, audioRenderer) = (audio?.0, audio?.1)
-            (videoTrack, videoRenderer) = (video?.0, video?.1)
-            audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: video == nil)
-            videoRenderer?.begin(serial: serial)
-            emit(.prepared(info))
-        }
+        self.info = info
+        audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
+        videoRenderer?.begin(serial: serial)
+        emit(.prepared(info))
     }
 
     public func source(_ source: MediaSource, didFailWith error: MediaError) {
         lock.withLock {
+            guard !isClosed else { return }
             Log.player.debug("\(url): \(error.reason)")
             setLoad(.idle)
             setPlayback(.finished)
@@ -229,6 +228,10 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         guard !isClosed else { return }
         var target = max(0, position)
         if let duration = info?.duration, target > duration { target = source.isLooping ? 0 : duration }
+        // Rendering stops first, so no callback in progress sets the clock after it is reset.
+        setLoad(.loading)
+        setPlayback(.seeking)
+        updateRendering()
         serial = source.seek(to: target, mode: mode)
         seekTarget = target
         clock.invalidate()
@@ -236,9 +239,6 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         videoEnded = false
         audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
         videoRenderer?.begin(serial: serial)
-        setLoad(.loading)
-        setPlayback(.seeking)
-        updateRendering()
     }
 
     private func becamePlayable() {
@@ -298,7 +298,11 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     /// audio that starts later than the video begins with silence instead of dragging it along.
     private func timelineStart() -> Double? {
         let video = videoRenderer?.firstPts(serial: serial)
-        let audio = audioTrack?.frames.withContents { frames in frames.first(where: { $0.serial == serial })?.pts }
+        let rate = Double(audioTrack?.audioFormat?.sampleRate ?? 1)
+        // Where the first sample to be played lies: after what an exact seek trimmed.
+        let audio = audioTrack?.frames.withContents { frames in
+            frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) / rate }
+        }
         switch (video, audio) {
         case let (video?, audio?): return min(video, audio)
         case let (video?, nil): return video

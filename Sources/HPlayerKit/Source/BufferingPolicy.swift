@@ -9,9 +9,11 @@ public struct TrackBuffer: Equatable, Sendable {
     public var packetsPerSecond: Double
     /// The source has read every packet of this track (for the current serial).
     public var isEndOfFile: Bool
+    /// Where the track's latest packet read ends on the timeline, in seconds; nil before any.
+    public var lastPacketEnd: Double?
 
     public init(kind: MediaKind, packetCount: Int, packetCapacity: Int, frameCount: Int, frameCapacity: Int,
-                packetsPerSecond: Double, isEndOfFile: Bool) {
+                packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil) {
         self.kind = kind
         self.packetCount = packetCount
         self.packetCapacity = packetCapacity
@@ -19,6 +21,7 @@ public struct TrackBuffer: Equatable, Sendable {
         self.frameCapacity = frameCapacity
         self.packetsPerSecond = packetsPerSecond
         self.isEndOfFile = isEndOfFile
+        self.lastPacketEnd = lastPacketEnd
     }
 }
 
@@ -40,6 +43,9 @@ public struct BufferingOptions: Sendable, Equatable {
     /// An audio track is playable at once on first open, and after a seek once it holds more than
     /// a second of packets, without waiting for its frame queue to fill.
     public var fastStartAudio = true
+    /// A stream with nothing left whose last packet lies this many seconds behind what reading
+    /// has reached has ended, though the file goes on.
+    public var streamEndGap = 5.0
 
     public init() {}
 }
@@ -119,17 +125,32 @@ public enum BufferingPolicy {
         }
     }
 
-    /// While loading, the read loop is blocked on the full packet queue of `tracks[blocked]`:
-    /// grow that queue (up to `capacityLimit`) when another track still needs packets, which then
-    /// lie behind the blocked ones in the file. Otherwise a file that interleaves its streams
-    /// further apart than a queue holds would never become playable.
-    public static func shouldGrowQueue(of blocked: Int, in tracks: [TrackBuffer], phase: BufferingPhase,
-                                       options: BufferingOptions, capacityLimit: Int) -> Bool {
-        guard tracks[blocked].packetCapacity < capacityLimit else { return false }
-        return tracks.indices.contains { index in
+    /// What to do while loading and the read loop is blocked on the full packet queue of
+    /// `tracks[blocked]` though another track still needs packets.
+    public enum StarvationRemedy: Equatable, Sendable {
+        /// Nothing is missing: wait for the decoders.
+        case wait
+        /// The missing packets lie further on in the file: make room to read on to them (up to
+        /// the limit), or a file that interleaves its streams further apart than a queue holds
+        /// would never become playable.
+        case growQueue
+        /// These tracks have ended, though the file goes on: their last packets lie far behind
+        /// what reading has reached. Without this, a soundtrack shorter than its picture would
+        /// stall playback at its end.
+        case endTracks([Int])
+    }
+
+    public static func starvationRemedy(blockedOn blocked: Int, tracks: [TrackBuffer], phase: BufferingPhase,
+                                        options: BufferingOptions, capacityLimit: Int) -> StarvationRemedy {
+        let needy = tracks.indices.filter { index in
             index != blocked && !isPlayable(tracks[index], phase: phase, options: options)
                 && tracks[index].packetCount < tracks[index].packetCapacity / 2
         }
+        guard !needy.isEmpty else { return .wait }
+        let reached = tracks[blocked].lastPacketEnd ?? 0
+        let ended = needy.filter { reached - (tracks[$0].lastPacketEnd ?? -.infinity) >= options.streamEndGap }
+        if !ended.isEmpty { return .endTracks(ended) }
+        return tracks[blocked].packetCapacity < capacityLimit ? .growQueue : .wait
     }
 
     /// Reading pauses above the maximum and resumes below half of it.

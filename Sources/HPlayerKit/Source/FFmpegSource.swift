@@ -35,9 +35,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var endOfFile = false
     var lastEvaluation = 0.0
     var trackBuffers: [TrackBuffer] = []
-    /// Each track's timeline across loop passes and timestamp jumps, and the jumps it allows.
-    var timelines: [StreamTimeline] = []
-    var timelineLimits: [StreamTimeline.Limits] = []
+    /// What the read loop keeps for each track (its timeline, where its packets have reached).
+    var reading: [TrackReadState] = []
+    var lastJump: TimestampJump?
     var loop = LoopProgress()
     var scratchPacket: UnsafeMutablePointer<AVPacket>?
 
@@ -112,8 +112,10 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         try delegate?.source(self, didOpen: info, tracks: tracks)
         scratchPacket = av_packet_alloc()
         let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
-        timelines = tracks.map { _ in StreamTimeline() }
-        timelineLimits = tracks.map { StreamTimeline.Limits(timeBase: $0.timeBase, formatHasDiscontinuities: hasDiscontinuities) }
+        reading = tracks.map { track in
+            TrackReadState(limits: StreamTimeline.Limits(formatHasDiscontinuities: hasDiscontinuities),
+                           declaredAudioEnd: track.kind == .audio ? track.declaredEnd : nil)
+        }
         trackBuffers = tracks.map { _ in
             TrackBuffer(kind: .video, packetCount: 0, packetCapacity: 0, frameCount: 0, frameCapacity: 0, packetsPerSecond: 0, isEndOfFile: false)
         }

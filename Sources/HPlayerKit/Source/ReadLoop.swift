@@ -52,10 +52,10 @@ extension FFmpegSource {
             case hp_averror_exit():
                 break  // aborted by close
             case hp_averror_eof():
-                reachEndOfFile()
+                reachEndOfFile(canLoop: true)
             default:
-                Log.source.warning("\(url): read error, treating as end of file: \(FFmpegError(result))")
-                reachEndOfFile()
+                Log.source.warning("\(url): read error, playing what was read: \(FFmpegError(result))")
+                reachEndOfFile(canLoop: false)
             }
             return
         }
@@ -65,18 +65,27 @@ extension FFmpegSource {
         }
         let track = tracks[index]
         let timestamp = scratch.pointee.dts != noTimestamp ? scratch.pointee.dts : scratch.pointee.pts
-        let previousStart = timelines[index].segment.start
-        let segment = timelines[index].place(dts: timestamp == noTimestamp ? nil : timestamp, duration: scratch.pointee.duration,
-                                             limits: timelineLimits[index])
+        let previousStart = reading[index].timeline.segment.start
+        let segment = reading[index].timeline.place(stream: index, dts: timestamp == noTimestamp ? nil : timestamp,
+                                                    duration: scratch.pointee.duration, timeBase: track.timeBase,
+                                                    limits: reading[index].limits, lastJump: &lastJump)
         if segment.start != previousStart {
             Log.source.info("\(url): \(track.kind) timestamps jump at \(track.timeBase.seconds(segment.start) ?? 0)s; playback goes on without a gap")
         }
-        notePassEnd(of: scratch, timeBase: track.timeBase, shift: timelines[index].discontinuityOffset)
+        let rawEnd = noteEnd(of: scratch, track: index, segment: segment)
+        if reading[index].hasEnded {
+            reading[index].hasEnded = false
+            Log.source.debug("\(url): more \(track.kind) after all")
+        }
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)
         packet.serial = readSerial
         packet.segment = segment
         enqueue(packet, to: track)
+        if let end = reading[index].declaredAudioEnd, let rawEnd, rawEnd >= end - 0.001, !isLooping {
+            reading[index].hasEnded = true
+            sendEndMarker(to: track)
+        }
     }
 
     /// Pushes `packet`, waking up while the queue stays full to keep buffering, seeks and close
@@ -95,7 +104,7 @@ extension FFmpegSource {
                     track.recycle(packet)
                     return
                 }
-                growIfOthersStarve(blockedOn: track)
+                remedyStarvation(blockedOn: track)
             }
         }
     }
@@ -103,31 +112,56 @@ extension FFmpegSource {
     /// Packet queues may grow to this many times their first capacity, and no further.
     static let queueGrowthLimit = 8
 
-    private func growIfOthersStarve(blockedOn track: Track) {
-        guard loadState == .loading, let blocked = tracks.firstIndex(where: { $0 === track }) else { return }
+    /// Blocked on `track`'s full queue: see whether another track runs short because it has
+    /// ended (found while it still plays, so its end is seamless), or, while loading, because
+    /// its packets lie further on.
+    private func remedyStarvation(blockedOn track: Track) {
+        guard let blocked = tracks.firstIndex(where: { $0 === track }) else { return }
         evaluateBuffering(force: true)
-        if BufferingPolicy.shouldGrowQueue(of: blocked, in: trackBuffers, phase: phase, options: options.buffering,
-                                           capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit) {
+        switch BufferingPolicy.starvationRemedy(blockedOn: blocked, tracks: trackBuffers, phase: phase, options: options.buffering,
+                                                capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit) {
+        case .wait:
+            break
+        case .growQueue:
+            guard loadState == .loading else { break }
             track.packets.grow()
             Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity): the other stream lies further on")
+        case .endTracks(let ended):
+            for index in ended {
+                Log.source.info("\(url): the \(tracks[index].kind) stream ends before the file does; the rest plays without it")
+                reading[index].hasEnded = true
+                sendEndMarker(to: tracks[index])
+            }
+            evaluateBuffering(force: true)
         }
     }
 
-    /// Notes where `packet` ends, its timestamps shifted by `shift` ticks (across jumps).
-    private func notePassEnd(of packet: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase, shift: Int64) {
-        let start = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
-        guard start != noTimestamp, let seconds = timeBase.seconds(start + shift) else { return }
-        let end = seconds + (timeBase.seconds(max(packet.pointee.duration, 0)) ?? 0)
-        if end > loop.passEnd { loop.passEnd = end }
+    private func sendEndMarker(to track: Track) {
+        let endMarker = track.packetPool.acquire()
+        endMarker.kind = .endOfStream
+        endMarker.serial = readSerial
+        enqueue(endMarker, to: track)
     }
 
-    private func reachEndOfFile() {
-        if isLooping, startNextPass() { return }
-        for track in tracks {
-            let endMarker = track.packetPool.acquire()
-            endMarker.kind = .endOfStream
-            endMarker.serial = readSerial
-            enqueue(endMarker, to: track)
+    /// Notes where `packet` ends: for the loop pass (its timestamps shifted across jumps, not by
+    /// looping) and for the track (on the timeline). Returns the end as the container has it.
+    private func noteEnd(of packet: UnsafeMutablePointer<AVPacket>, track index: Int, segment: TimelineSegment) -> Double? {
+        let timeBase = tracks[index].timeBase
+        let start = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
+        guard start != noTimestamp, let end = timeBase.seconds(start + max(packet.pointee.duration, 0)) else { return nil }
+        let passEnd = end + (timeBase.seconds(segment.offset - segment.loopOffset) ?? 0)
+        if passEnd > loop.passEnd { loop.passEnd = passEnd }
+        let timelineEnd = end + (timeBase.seconds(segment.offset) ?? 0)
+        reading[index].lastPacketEnd = max(reading[index].lastPacketEnd ?? timelineEnd, timelineEnd)
+        return end
+    }
+
+    /// The end of the file, or a read error: loops (only at a real end) or sends each track its
+    /// end marker.
+    private func reachEndOfFile(canLoop: Bool) {
+        if canLoop, isLooping, startNextPass() { return }
+        for (index, track) in tracks.enumerated() where !reading[index].hasEnded {
+            sendEndMarker(to: track)
         }
         endOfFile = true
         lock.withLock { if stateValue == .reading { stateValue = .finished } }
@@ -146,7 +180,7 @@ extension FFmpegSource {
         }
         loop = LoopProgress(pass: loop.pass + 1, offset: loop.offset + passLength)
         for (index, track) in tracks.enumerated() {
-            timelines[index].startPass(loop.pass, loopOffset: track.timeBase.ticks(loop.offset), startTicks: track.startTicks)
+            reading[index].timeline.startPass(loop.pass, loopOffset: track.timeBase.ticks(loop.offset), startTicks: track.startTicks)
         }
         Log.source.debug("\(url): loop pass \(loop.pass) at +\(loop.offset)s")
         return true
@@ -164,7 +198,8 @@ extension FFmpegSource {
         }
         readSerial = request.serial
         loop = LoopProgress()
-        for index in timelines.indices { timelines[index] = StreamTimeline() }
+        for index in reading.indices { reading[index].reset() }
+        lastJump = nil
         endOfFile = false
         for track in tracks {
             track.packets.flush(track.recycle)

@@ -15,7 +15,8 @@ extension FFmpegSource {
             trackBuffers[index] = TrackBuffer(
                 kind: track.kind, packetCount: track.packets.count, packetCapacity: track.packets.capacity,
                 frameCount: frameCount, frameCapacity: track.frames.capacity,
-                packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile)
+                packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile || reading[index].hasEnded,
+                lastPacketEnd: reading[index].lastPacketEnd)
         }
         let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: options.buffering)
         let previous = loadState

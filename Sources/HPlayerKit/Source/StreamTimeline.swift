@@ -2,20 +2,20 @@
 /// passes, and across jumps in its timestamps (an HLS discontinuity, a spliced transport stream),
 /// which would otherwise stall playback for as long as the jump or send it back.
 struct StreamTimeline: Equatable {
-    /// How far a stream's decode timestamps may move from where the last packet ended before it
-    /// counts as a discontinuity, in the stream's ticks.
+    /// How far a stream's decode timestamps may move, in seconds, from where its last packet
+    /// ended before it counts as a jump.
     struct Limits: Equatable {
-        var forward: Int64
-        var backward: Int64
+        var forward: Double
+        var backward: Double
 
         /// 10 s forward or 1 s back for formats FFmpeg marks as having discontinuities (MPEG-TS,
-        /// HLS), 60 s or 10 s for the others, where only a broken file jumps.
-        init(timeBase: TimeBase, formatHasDiscontinuities: Bool) {
-            forward = timeBase.ticks(formatHasDiscontinuities ? 10 : 60)
-            backward = timeBase.ticks(formatHasDiscontinuities ? 1 : 10)
+        /// HLS); 60 s or 10 s for the others, where only a broken file jumps.
+        init(formatHasDiscontinuities: Bool) {
+            forward = formatHasDiscontinuities ? 10 : 60
+            backward = formatHasDiscontinuities ? 1 : 10
         }
 
-        init(forward: Int64, backward: Int64) {
+        init(forward: Double, backward: Double) {
             self.forward = forward
             self.backward = backward
         }
@@ -25,15 +25,29 @@ struct StreamTimeline: Equatable {
     /// Where the next packet should start on the timeline, once one has been seen.
     private var expectedNext: Int64?
 
-    /// The segment for a packet with decode timestamp `dts` (stream ticks; nil when it has none)
-    /// lasting `duration` ticks. A jump past the limits starts a new segment, shifted so the
-    /// packet lands where the last one ended.
-    mutating func place(dts: Int64?, duration: Int64, limits: Limits) -> TimelineSegment {
+    /// The segment for a packet of stream `stream` with decode timestamp `dts` (nil when it has
+    /// none) lasting `duration` ticks. A jump past the limits starts a new segment: the first
+    /// stream to jump is shifted so its packet lands where its last one ended, and the others
+    /// take the same shift when they jump there too, so picture and sound stay as aligned as
+    /// the media has them.
+    mutating func place(stream: Int, dts: Int64?, duration: Int64, timeBase: TimeBase, limits: Limits,
+                        lastJump: inout TimestampJump?) -> TimelineSegment {
         guard let dts else { return segment }
         let timeline = dts + segment.offset
-        if let expected = expectedNext, timeline > expected + limits.forward || timeline < expected - limits.backward {
-            segment.offset += expected - timeline
-            segment.start = expected
+        if let expected = expectedNext,
+           timeline > expected + timeBase.ticks(limits.forward) || timeline < expected - timeBase.ticks(limits.backward) {
+            let target = timeBase.seconds(dts) ?? 0
+            let shift: Int64
+            if var jump = lastJump, !jump.streams.contains(stream), abs(jump.target - target) <= limits.forward {
+                shift = timeBase.ticks(jump.shift)
+                jump.streams.insert(stream)
+                lastJump = jump
+            } else {
+                shift = expected - timeline
+                lastJump = TimestampJump(target: target, shift: timeBase.seconds(shift) ?? 0, streams: [stream])
+            }
+            segment.offset += shift
+            segment.start = dts + segment.offset
         }
         expectedNext = dts + segment.offset + max(duration, 0)
         return segment
@@ -47,4 +61,35 @@ struct StreamTimeline: Equatable {
 
     /// The part of the shift that keeps the timeline continuous across jumps (not looping).
     var discontinuityOffset: Int64 { segment.offset - segment.loopOffset }
+}
+
+/// The latest jump in the source's timestamps: where the raw timestamps went (seconds), the
+/// shift that keeps the timeline continuous, and the streams that have taken it.
+struct TimestampJump: Equatable {
+    var target: Double
+    var shift: Double
+    var streams: Set<Int>
+}
+
+/// What the read loop keeps for one track.
+struct TrackReadState {
+    var timeline = StreamTimeline()
+    let limits: StreamTimeline.Limits
+    /// Where the track's latest packet ends on the timeline (seconds), since the last seek.
+    var lastPacketEnd: Double?
+    /// The stream ended before the file did: its end marker has been sent.
+    var hasEnded = false
+    /// Where an audio stream ends, in seconds as the container declares it (nil when it does
+    /// not): the end marker follows the packet that reaches it, so a soundtrack shorter than its
+    /// picture ends on time. (Not for video: its packets come in decode order, so the one that
+    /// reaches the end may not be the last.)
+    let declaredAudioEnd: Double?
+
+    init(limits: StreamTimeline.Limits, declaredAudioEnd: Double?) {
+        self.limits = limits
+        self.declaredAudioEnd = declaredAudioEnd
+    }
+
+    /// Back to the start of a serial (after a seek).
+    mutating func reset() { self = TrackReadState(limits: limits, declaredAudioEnd: declaredAudioEnd) }
 }

@@ -30,13 +30,17 @@ public final class JoinableThread: @unchecked Sendable {
         thread = handle
     }
 
-    /// Waits for the thread to end. Safe to call more than once and from several threads.
+    /// Waits for the thread to end. Safe to call more than once and from several threads; on the
+    /// thread itself (its owner let go of it there) the thread is detached instead.
     public func join() {
         joinLock.withLock {
-            if let handle = thread {
+            guard let handle = thread else { return }
+            if pthread_equal(handle, pthread_self()) != 0 {
+                pthread_detach(handle)
+            } else {
                 pthread_join(handle, nil)
-                thread = nil
             }
+            thread = nil
         }
     }
 

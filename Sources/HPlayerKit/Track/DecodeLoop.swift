@@ -15,6 +15,9 @@ final class DecodeLoop: @unchecked Sendable {
     /// Exact seek past the last frame: the last frame dropped, shown if nothing later comes.
     private var lastDropped: Frame?
     private var queuedThisSerial = false
+    /// Drained at an end marker: more packets of the same serial (a stream thought ended was
+    /// not) need the decoder flushed first.
+    private var isDrained = false
     /// Where the last queued frame ends (timeline and media seconds): the resampler's tail goes there.
     private var lastQueuedEnd = 0.0
     private var lastQueuedMediaEnd = 0.0
@@ -50,10 +53,16 @@ final class DecodeLoop: @unchecked Sendable {
         discardLastDropped()
         dropBefore = track.dropTarget(for: newSerial)
         queuedThisSerial = false
+        isDrained = false
         track.setCodecState(.decoding)
     }
 
     private func decode(_ packet: Packet) {
+        if isDrained {
+            track.decoder.flush()
+            isDrained = false
+            track.setCodecState(.decoding)
+        }
         let avPacket = packet.avPacket
         let offset = packet.segment.offset
         if offset != 0 {
@@ -90,6 +99,7 @@ final class DecodeLoop: @unchecked Sendable {
             queue(last)
         }
         discardLastDropped()
+        isDrained = true
         track.setCodecState(.finished, finishing: serial)
         track.listener?.trackDidChangeQueues(track)
     }

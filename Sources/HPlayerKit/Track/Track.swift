@@ -35,6 +35,8 @@ public final class Track: @unchecked Sendable {
     var nominalFrameDuration: Double { 1 / packetsPerSecond }
     /// The container's start time in this stream's ticks: where every loop pass begins.
     let startTicks: Int64
+    /// Where the stream ends, in seconds, when the container says.
+    let declaredEnd: Double?
 
     let packets: RingBuffer<Packet>
     public let frames: RingBuffer<Frame>
@@ -66,6 +68,9 @@ public final class Track: @unchecked Sendable {
         self.decoder = decoder
         packetsPerSecond = Self.packetsPerSecond(kind: kind, stream: stream)
         startTicks = timeBase.ticks(startTime)
+        let streamStart = stream.pointee.start_time == noTimestamp ? startTicks : stream.pointee.start_time
+        declaredEnd = stream.pointee.duration > 0 && stream.pointee.duration != noTimestamp
+            ? timeBase.seconds(streamStart + stream.pointee.duration) : nil
         let parameters = stream.pointee.codecpar.pointee
         nativeAudioFormat = kind == .audio
             ? AudioFormat(sampleFormat: .float32, sampleRate: Int(max(parameters.sample_rate, 1)),
@@ -108,9 +113,10 @@ public final class Track: @unchecked Sendable {
 
     public var codecState: CodecState { lock.withLock { state } }
 
+    /// `finishing`: the serial whose frames have all been decoded (with `.finished`).
     func setCodecState(_ newState: CodecState, finishing serial: Int? = nil) {
         lock.withLock { state = newState }
-        if let serial { finishedSerial.store(serial, ordering: .releasing) }
+        finishedSerial.store(serial ?? -1, ordering: .releasing)
     }
 
     /// True once the decoder has drained every frame of `serial`.
