@@ -8,10 +8,7 @@ extension Playback {
         func recordedSamplesMatchFFmpeg() async throws {
             let clip = try Clips.audioVideo(seconds: 3)
             let session = PlayerSession(url: clip, name: "wav")
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished()
-            session.close()
+            try await session.playToEnd()
             let recorded = try session.recordedAudio()
             let reference = try Fixtures.decodedSamples(clip, channels: 2)
             #expect(recorded.rate == 48000 && recorded.channels == 2)
@@ -37,10 +34,7 @@ extension Playback {
             let folder = Fixtures.newFolder("resample")
             let output = RecordingAudioOutput(directory: folder, sampleFormat: .int16, sampleRate: 44100, channelCount: 2)
             let session = PlayerSession(url: clip, name: "resample", audioOutput: output)
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished()
-            session.close()
+            try await session.playToEnd()
             let recorded = try WAVFile.read(folder + "/audio.wav")
             #expect(recorded.rate == 44100 && recorded.channels == 2)
             let frames = recorded.samples.count / 2
@@ -60,10 +54,7 @@ extension Playback {
         func flashesMeetTheirBeeps() async throws {
             let clip = try Clips.flashAndBeep()
             let session = PlayerSession(url: clip, name: "sync")
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished()
-            session.close()
+            try await session.playToEnd()
             let flashes = session.presentedFrames.filter { frame in
                 let fraction = frame.pts - frame.pts.rounded(.down)
                 return abs(fraction - 0.5) < 0.001

@@ -17,10 +17,7 @@ extension Playback {
             let clip = try Clips.video(clipCase.codec, size: clipCase.size)
             let expected = try Fixtures.frameMD5s(clip)
             let session = PlayerSession(url: clip, name: clipCase.codec)
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished()
-            session.close()
+            try await session.playToEnd()
             let frames = session.presentedFrames
             #expect(frames.count == expected.count)
             #expect(frames.map(\.md5) == expected)
@@ -34,10 +31,7 @@ extension Playback {
             let expected = try Fixtures.frameMD5s(clip).count
             let output = CapturingVideoOutput(accepted: [AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P, AV_PIX_FMT_BGRA])
             let session = PlayerSession(url: clip, name: "convert", videoOutput: output)
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished()
-            session.close()
+            try await session.playToEnd()
             let captured = output.frames
             #expect(captured.count == expected)
             // 10-bit 4:2:0 becomes 8-bit 4:2:0, planar or semi-planar: no needless trip through RGB.

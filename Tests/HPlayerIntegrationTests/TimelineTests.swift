@@ -14,10 +14,7 @@ extension Playback {
                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
                 "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac"])
             let session = PlayerSession(url: clip, name: "short-soundtrack")
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished(timeout: 20)
-            session.close()
+            try await session.playToEnd(timeout: 20)
             let frames = session.presentedFrames
             #expect(frames.count == 400)
             let longest = zip(frames, frames.dropFirst()).map { $1.presentedAt - $0.presentedAt }.max() ?? 0
@@ -41,10 +38,7 @@ extension Playback {
                 + Data(contentsOf: URL(fileURLWithPath: part(2, startingAt: secondStart)))
             try bytes.write(to: URL(fileURLWithPath: spliced))
             let session = PlayerSession(url: spliced, name: "splice")
-            session.player.prepare()
-            session.player.play()
-            try await session.waitForFinished(timeout: 15)
-            session.close()
+            try await session.playToEnd(timeout: 15)
             let frames = session.presentedFrames
             #expect(frames.count == 100)
             let steps = zip(frames, frames.dropFirst()).map { $1.pts - $0.pts }

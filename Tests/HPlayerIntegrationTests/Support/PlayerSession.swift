@@ -66,6 +66,14 @@ final class PlayerSession: @unchecked Sendable {
         try await waitFor("prepared") { if case .prepared = $0 { return true } else { return false } }
     }
 
+    /// Prepares, plays to the end and closes (the logs are then complete).
+    func playToEnd(timeout: Double = 30) async throws {
+        player.prepare()
+        player.play()
+        try await waitForFinished(timeout: timeout)
+        close()
+    }
+
     /// Closes the player, so the logs are complete.
     func close() {
         player.close()
