@@ -5,6 +5,7 @@ let package = Package(
     name: "HPlayer",
     products: [
         .library(name: "HPlayerKit", targets: ["HPlayerKit"]),
+        .library(name: "HPlayerSDL", targets: ["HPlayerSDL"]),
         .executable(name: "hplayer", targets: ["hplayer"]),
     ],
     dependencies: [
@@ -19,6 +20,12 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]
         ),
+        // SDL2 and SDL2_ttf from Debian's libsdl2-dev and libsdl2-ttf-dev: the desktop window and sound.
+        .systemLibrary(
+            name: "CSDL2",
+            pkgConfig: "sdl2",
+            providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
+        ),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
         .target(name: "CHPlayerShim", dependencies: ["CFFmpeg"]),
         .target(
@@ -28,17 +35,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The sound server's latency for this process's stream, which SDL does not pass on.
+        .target(name: "CPulseLatency", linkerSettings: [.linkedLibrary("pulse")]),
+        // The desktop outputs and window: SDL2 video and sound, on-screen display, controls.
+        .target(
+            name: "HPlayerSDL",
+            dependencies: [
+                "HPlayerKit", "CSDL2", "CFFmpeg", "CPulseLatency",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "hplayer",
             dependencies: [
-                "HPlayerKit",
+                "HPlayerKit", "HPlayerSDL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
-        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
+        .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL"]),
+        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,22 +11,14 @@ runs=${1:-5}
 seconds=${2:-30}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source bench/common.sh
 
 swift build -c release >/dev/null
 hplayer=.build/release/hplayer
 clip="$work/1080p30.mp4"
-ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$seconds,noise=alls=12:allf=t" \
-  -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$seconds" \
-  -c:v libx264 -preset veryfast -b:v 6M -g 60 -pix_fmt yuv420p -c:a aac -b:a 128k -shortest "$clip"
+make_1080p_clip "$clip" "$seconds"
 
-# Prints "wall user+sys maxrss_kib" for a command.
-measure() { /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }
-            awk '{printf "%.3f %.3f %d\n", $1, $2 + $3, $4}' "$work/time"; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-column() { awk -v c="$1" '{print $c}' "$2" | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
-
-echo "clip: 1080p30 H.264 ($(ffprobe -v error -show_entries format=bit_rate -of csv=p=0 "$clip" | awk '{printf "%.1f Mb/s", $1/1e6}')) + AAC, $seconds s; $runs runs each, alternating; $(nproc) cores"
+echo "clip: 1080p30 H.264 ($(describe_clip "$clip")) + AAC, $seconds s; $runs runs each, alternating; $(nproc) cores"
 echo
 : >"$work/hp-bench"; : >"$work/ff-null"
 for _ in $(seq "$runs"); do
@@ -51,8 +43,8 @@ if command -v mpv >/dev/null; then
   hp_cpu=$(column 2 "$work/hp-play"); mpv_cpu=$(column 2 "$work/mpv-play")
   hp_rss=$(column 3 "$work/hp-play"); mpv_rss=$(column 3 "$work/mpv-play")
   echo "playback at 1x, null outputs   cpu s   peak RSS MiB   ($play_runs runs each)"
-  printf "  hplayer play               %7.2f %9.1f\n" "$hp_cpu" "$(awk -v k="$hp_rss" 'BEGIN {print k / 1024}')"
-  printf "  mpv --vo=null --ao=null    %7.2f %9.1f\n" "$mpv_cpu" "$(awk -v k="$mpv_rss" 'BEGIN {print k / 1024}')"
+  printf "  hplayer play               %7.2f %9.1f\n" "$hp_cpu" "$(mib "$hp_rss")"
+  printf "  mpv --vo=null --ao=null    %7.2f %9.1f\n" "$mpv_cpu" "$(mib "$mpv_rss")"
   echo "  hplayer / mpv: cpu $(ratio "$hp_cpu" "$mpv_cpu"), memory $(ratio "$hp_rss" "$mpv_rss")   (target: cpu at most 1.00)"
 else
   echo "playback at 1x: mpv is not installed, skipped"

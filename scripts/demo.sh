@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up, builds and plays the bundled demo clip. With no display or sound device (and until
-# the window and speaker outputs land) it plays to the null outputs with the status line.
+# Sets up, builds and plays the bundled demo clip in a window with sound. With no display or no
+# sound device it says so in a line and plays without them (headless: the status line only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh

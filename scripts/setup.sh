@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's development
-# libraries, pkg-config, and the ffmpeg tool (tests make their clips with it).
+# Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's and SDL2's
+# development libraries, libpulse (to ask the sound server its latency), a font for the
+# on-screen display, and the ffmpeg tool. With --for-tests, also what the tests drive and
+# measure with: an X server, a sound server, X tools, and mpv to compare with.
 set -euo pipefail
 
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev
+  libsdl2-dev libsdl2-ttf-dev libpulse-dev fonts-dejavu-core
   ffmpeg
 )
+if [ "${1:-}" = "--for-tests" ]; then
+  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -16,17 +16,12 @@ final class StatusLine: @unchecked Sendable {
         case (_, .loading): text += "(Buffering) "
         default: break
         }
-        text += "AV: \(clockText(status.position))"
+        text += "AV: \(TimeText.clock(status.position))"
         if let duration = status.duration, duration > 0 {
-            text += " / \(clockText(duration)) (\(Int((status.position / duration * 100).rounded(.down)))%)"
+            text += " / \(TimeText.clock(duration)) (\(Int((status.position / duration * 100).rounded(.down)))%)"
         }
         text += String(format: " A-V: %.3f Dropped: %d Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
         return text
-    }
-
-    static func clockText(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds))
-        return String(format: "%02d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
     }
 
     /// A one-off line on stderr, prefixed `hplayer: `.

@@ -16,11 +16,11 @@ struct TerminalLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
         // Debug lines say where they come from; warnings speak to the user.
+        let level = event.level
         let origin = level <= .debug ? "[\(label)] " : ""
-        let text = "hplayer: \(level): \(origin)\(message)\n"
+        let text = "hplayer: \(level): \(origin)\(event.message)\n"
         if label == "hplayer.ffmpeg", level > .debug, FFmpegLineGate.hold(text) { return }
         writeStandardError(clearStatusLine + text)
     }

@@ -69,7 +69,7 @@ final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
 
     var frames: [Captured] { captured.withLock { $0 } }
 
-    func open(renderer: VideoRendering) throws(MediaError) {
+    func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try inner.open(renderer: CapturingRenderer(inner: renderer) { [captured] frame in
             var luma: [UInt8] = []
             luma.reserveCapacity(frame.width * frame.height)
@@ -79,7 +79,7 @@ final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
                 }
             }
             captured.withLock { $0.append(Captured(format: frame.pixelFormat, width: frame.width, height: frame.height, luma: luma)) }
-        })
+        }, format: format)
     }
 
     func start() { inner.start() }

@@ -12,10 +12,14 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var playbackState: PlaybackState { .idle }
     var loadState: LoadState { .idle }
     var isLooping = false
+    var volume = 100
+    var isMuted = false
+    var position = 0.0
+    var duration: Double?
     var mediaInfo: MediaInfo? { nil }
     var status: PlayerStatus {
-        PlayerStatus(playbackState: .idle, loadState: .idle, position: 0, duration: nil, avDifference: 0,
-                     bufferedDuration: 0, droppedFrames: 0, loopCount: 0)
+        PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
+                     bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)
     }
 
     func events() -> AsyncStream<PlayerEvent> {
@@ -85,5 +89,51 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(await until { player.recorded == ["prepare", "seek 2.0 default"] })
         try? await Task.sleep(nanoseconds: 50_000_000)
         #expect(player.recorded == ["prepare", "seek 2.0 default"])
+    }
+
+    @Test func commandsFromKeysAndClicks() async {
+        let player = FakePlayer()
+        player.duration = 100
+        player.position = 10
+        let controller = PlayerController(player: player)
+        controller.load()
+        player.emit(.prepared(preparedInfo))
+        #expect(await until { player.recorded == ["prepare", "play"] })
+
+        #expect(controller.perform(.togglePause) == "Paused")
+        #expect(player.recorded.last == "pause")
+        #expect(controller.perform(.togglePause) == "Playing")
+        #expect(player.recorded.last == "play")
+
+        #expect(controller.perform(.seek(by: 5)) == "Seek 00:00:15 / 00:01:40")
+        #expect(player.recorded.last == "seek 15.0 default")
+        #expect(controller.perform(.seek(by: -60)) == "Seek 00:00:00 / 00:01:40")  // not before the start
+        #expect(player.recorded.last == "seek 0.0 default")
+        #expect(controller.perform(.seek(by: 600)) == "Seek 00:01:40 / 00:01:40")  // nor past the end
+        #expect(controller.perform(.seekToFraction(0.25)) == "Seek 00:00:25 / 00:01:40")
+        #expect(player.recorded.last == "seek 25.0 default")
+
+        #expect(controller.perform(.toggleLoop) == "Loop on")
+        #expect(player.isLooping)
+        #expect(controller.perform(.toggleLoop) == "Loop off")
+
+        #expect(controller.perform(.changeVolume(by: 2)) == "Volume 100%")  // capped
+        #expect(controller.perform(.changeVolume(by: -2)) == "Volume 98%")
+        #expect(controller.perform(.toggleMute) == "Mute")
+        #expect(player.isMuted)
+        #expect(controller.perform(.toggleMute) == "Volume 98%")
+        _ = controller.perform(.toggleMute)
+        #expect(controller.perform(.changeVolume(by: -2)) == "Volume 96%")
+        #expect(!player.isMuted, "changing the volume unmutes, as in mpv")
+    }
+
+    @Test func aClickOnTheBarOfMediaWithoutDurationDoesNothing() async {
+        let player = FakePlayer()
+        let controller = PlayerController(player: player)
+        controller.load()
+        player.emit(.prepared(preparedInfo))
+        #expect(await until { player.recorded == ["prepare", "play"] })
+        #expect(controller.perform(.seekToFraction(0.5)) == nil)
+        #expect(player.recorded == ["prepare", "play"])
     }
 }

@@ -7,6 +7,10 @@ public protocol PlayerControlling: AnyObject, Sendable {
     func play()
     func pause()
     func seek(to position: Double, mode: SeekMode?)
+    /// Carries out a command from a key or a click; returns the notice to show for it, if any.
+    /// Fullscreen and quit belong to the window and the program, and are left to them.
+    @discardableResult
+    func perform(_ command: PlayerCommand) -> String?
     func close()
 }
 
@@ -59,6 +63,41 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             return isPrepared
         }
         if prepared { player.seek(to: position, mode: mode) }
+    }
+
+    @discardableResult
+    public func perform(_ command: PlayerCommand) -> String? {
+        switch command {
+        case .togglePause:
+            // What the person last asked for decides, not the state of the moment (seeking, loading).
+            let resume = !autoplay
+            if resume { play() } else { pause() }
+            return resume ? "Playing" : "Paused"
+        case .seek(let offset):
+            return seekNotice(to: player.status.position + offset)
+        case .seekToFraction(let fraction):
+            guard let duration = player.status.duration else { return nil }
+            return seekNotice(to: fraction * duration)
+        case .toggleLoop:
+            player.isLooping.toggle()
+            return player.isLooping ? "Loop on" : "Loop off"
+        case .toggleMute:
+            player.isMuted.toggle()
+            return player.isMuted ? "Mute" : "Volume \(player.volume)%"
+        case .changeVolume(let points):
+            player.volume = min(100, max(0, player.volume + points))
+            player.isMuted = false
+            return "Volume \(player.volume)%"
+        case .toggleFullscreen, .quit:
+            return nil
+        }
+    }
+
+    private func seekNotice(to position: Double) -> String {
+        let duration = player.status.duration
+        let target = min(max(0, position), duration ?? .infinity)
+        seek(to: target, mode: nil)
+        return "Seek " + TimeText.clock(target) + (duration.map { " / " + TimeText.clock($0) } ?? "")
     }
 
     public func close() {

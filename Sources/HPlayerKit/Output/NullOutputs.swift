@@ -12,7 +12,7 @@ public final class NullVideoOutput: VideoOutput, @unchecked Sendable {
 
     public var acceptedPixelFormats: [AVPixelFormat]? { nil }
 
-    public func open(renderer: VideoRendering) throws(MediaError) {
+    public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         loop = RefreshLoop(name: "hp-vo-null", renderer: renderer, paced: paced) { _, _ in }
     }
 

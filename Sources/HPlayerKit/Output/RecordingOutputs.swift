@@ -17,7 +17,7 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     /// Any: frames are logged in the format the decoder gave them.
     public var acceptedPixelFormats: [AVPixelFormat]? { nil }
 
-    public func open(renderer: VideoRendering) throws(MediaError) {
+    public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try makeDirectory(directory)
         let log = try OutputFile(path: directory + "/video.tsv")
         self.log = log
@@ -75,6 +75,7 @@ public final class RecordingAudioOutput: AudioOutput, @unchecked Sendable {
                               renderer: renderer, paced: paced) { samples, firstPts, playedAt in
             wav.append(samples)
             log.write("\(firstPts.map(formatSeconds) ?? "nan")\t\(formatSeconds(playedAt))\t\(samplesPerCallback)\n")
+            log.flush()  // so the log can be followed while it is written
         }
         return format
     }

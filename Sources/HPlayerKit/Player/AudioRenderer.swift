@@ -17,6 +17,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     // Set by the player.
     private let control = ConditionLock()
     private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
+    /// The volume as a factor on the samples (1: as decoded).
+    private var gain = 1.0
     private var wantedSerial = 0
     private var timelineStart: Double?
     private var reportsLoops = false
@@ -41,6 +43,10 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         control.withLock { self.format = format }
     }
 
+    func setGain(_ gain: Double) {
+        control.withLock { self.gain = gain }
+    }
+
     /// From now on play frames of `serial` only, starting the timeline at `start` when given.
     func begin(serial: Int, timelineStart start: Double?, reportsLoops: Bool) {
         control.withLock {
@@ -51,7 +57,9 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     }
 
     func render(into buffer: UnsafeMutableRawPointer, sampleCount: Int, at time: Double, latency: Double) -> Double? {
-        let (wanted, start, reportsLoops, format) = control.withLock { (wantedSerial, timelineStart, self.reportsLoops, self.format) }
+        let (wanted, start, reportsLoops, format, gain) = control.withLock {
+            (wantedSerial, timelineStart, self.reportsLoops, self.format, self.gain)
+        }
         if wanted != serial { reset(to: wanted) }
         if nextPts == nil { nextPts = start }
         let rate = Double(format.sampleRate)
@@ -103,6 +111,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         if trailingSilence > 0 {
             memset(buffer + written * bytesPerFrame, 0, trailingSilence * bytesPerFrame)
         }
+        if gain != 1 { Self.scale(buffer, values: written * format.channelCount, format: format.sampleFormat, by: gain) }
         if wroteTimeline, let end = nextPts {
             // The last written sample is heard at time + latency - trailing silence.
             clock.set(end - latency + Double(trailingSilence) / rate, at: time, loopOffset: loopOffset)
@@ -114,6 +123,18 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             notifier.post(.audioEnded, serial: serial)
         }
         return firstPts
+    }
+
+    private static func scale(_ buffer: UnsafeMutableRawPointer, values: Int, format: AudioFormat.SampleFormat, by gain: Double) {
+        switch format {
+        case .float32:
+            let samples = buffer.assumingMemoryBound(to: Float.self)
+            let factor = Float(gain)
+            for index in 0..<values { samples[index] *= factor }
+        case .int16:
+            let samples = buffer.assumingMemoryBound(to: Int16.self)
+            for index in 0..<values { samples[index] = Int16(Double(samples[index]) * gain) }
+        }
     }
 
     /// The next frame of the current serial; older ones are dropped on the way.

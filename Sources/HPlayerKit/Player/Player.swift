@@ -40,6 +40,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var bufferedDuration = 0.0
     private var lastProgress = -1
     private var observers: [AsyncStream<PlayerEvent>.Continuation] = []
+    private var volumeValue = 100
+    private var muted = false
     private var isClosed = false
 
     /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
@@ -66,6 +68,22 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         set { source.isLooping = newValue }
     }
 
+    public var volume: Int {
+        get { lock.withLock { volumeValue } }
+        set { lock.withLock {
+            volumeValue = min(100, max(0, newValue))
+            applyGain()
+        } }
+    }
+
+    public var isMuted: Bool {
+        get { lock.withLock { muted } }
+        set { lock.withLock {
+            muted = newValue
+            applyGain()
+        } }
+    }
+
     public var status: PlayerStatus {
         lock.withLock {
             let duration = info?.duration
@@ -75,6 +93,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
                 playbackState: playback, loadState: load, position: max(0, position), duration: duration,
                 avDifference: Double(videoRenderer?.avDifferenceMicroseconds.load(ordering: .relaxed) ?? 0) / 1_000_000,
                 bufferedDuration: bufferedDuration,
+                bufferingProgress: load == .loading ? max(0, lastProgress) : 100,
                 droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
                 loopCount: loopCount)
         }
@@ -164,12 +183,13 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
                 (audioTrack, audioRenderer) = (track, renderer)
             case .video:
                 let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed)
-                try videoOutput.open(renderer: renderer)
+                try videoOutput.open(renderer: renderer, format: track.videoFormat ?? VideoFormat(width: 0, height: 0))
                 track.configureVideo(acceptedPixelFormats: videoOutput.acceptedPixelFormats)
                 (videoTrack, videoRenderer) = (track, renderer)
             }
         }
         self.info = info
+        applyGain()
         audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
         videoRenderer?.begin(serial: serial)
         emit(.prepared(info))
@@ -309,6 +329,11 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         case let (nil, audio?): return audio
         case (nil, nil): return nil
         }
+    }
+
+    private func applyGain() {
+        let level = Double(volumeValue) / 100
+        audioRenderer?.setGain(muted ? 0 : level * level * level)
     }
 
     private func setPlayback(_ state: PlaybackState) {

@@ -39,6 +39,8 @@ public struct PlayerStatus: Sendable, Equatable {
     /// Master clock minus the pts of the frame presented last (positive: video behind).
     public var avDifference: Double
     public var bufferedDuration: Double
+    /// While loading: how far the refill is, 0...100.
+    public var bufferingProgress: Int
     public var droppedFrames: Int
     public var loopCount: Int
 }
@@ -48,6 +50,9 @@ public protocol MediaPlayer: AnyObject, Sendable {
     var playbackState: PlaybackState { get }
     var loadState: LoadState { get }
     var isLooping: Bool { get set }
+    /// 0...100, mpv's scale (the gain is its cube, so steps sound even).
+    var volume: Int { get set }
+    var isMuted: Bool { get set }
     var mediaInfo: MediaInfo? { get }
     var status: PlayerStatus { get }
     /// A new stream of every event from now on.

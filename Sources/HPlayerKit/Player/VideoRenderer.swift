@@ -46,6 +46,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     func setRunning(_ running: Bool, followsAudio: Bool, reportsLoops: Bool) {
         control.withLock {
             isRunning = running
+            if running { previewWanted = false }  // a preview never shown (no frame came) must not hold up playing
             self.followsAudio = followsAudio
             self.reportsLoops = reportsLoops
         }

@@ -133,7 +133,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         if video >= 0, context.pointee.streams[Int(video)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
             video = -1  // cover art, not a moving picture
         }
-        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, video, nil, 0)
+        var audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, video, nil, 0)
+        if !options.mediaKinds.contains(.video) { video = -1 }
+        if !options.mediaKinds.contains(.audio) { audio = -1 }
         var made: [Track] = []
         var problems: [String] = []
         for stream in container.streams {

@@ -21,6 +21,8 @@ public struct SourceOptions: Sendable {
     public var videoFrameQueueCapacity = 8
     public var audioFrameQueueCapacity = 16
     public var isLooping = false
+    /// The kinds of stream to play; the others are not even decoded.
+    public var mediaKinds: Set<MediaKind> = [.video, .audio]
 
     public init() {}
 }

@@ -52,6 +52,8 @@ public final class Track: @unchecked Sendable {
     public private(set) var audioFormat: AudioFormat?
     /// The decoded audio's rate and channels, as float samples (audio tracks).
     public let nativeAudioFormat: AudioFormat?
+    /// The picture's size, pixel shape and rotation (video tracks).
+    public let videoFormat: VideoFormat?
 
     weak var listener: TrackListener?
     private let lock = ConditionLock()
@@ -75,6 +77,12 @@ public final class Track: @unchecked Sendable {
         nativeAudioFormat = kind == .audio
             ? AudioFormat(sampleFormat: .float32, sampleRate: Int(max(parameters.sample_rate, 1)),
                           channelCount: Int(max(parameters.ch_layout.nb_channels, 1)))
+            : nil
+        let aspect = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.sample_aspect_ratio
+        videoFormat = kind == .video
+            ? VideoFormat(width: Int(parameters.width), height: Int(parameters.height),
+                          sampleAspectRatio: aspect.num > 0 && aspect.den > 0 ? aspect.seconds : 1,
+                          rotation: MediaProbe.rotation(of: stream))
             : nil
         packets = RingBuffer(capacity: packetCapacity)
         frames = RingBuffer(capacity: frameCapacity)

@@ -1,0 +1,41 @@
+/// What a person asks of the player through a key, a click or a remote.
+public enum PlayerCommand: Equatable, Sendable {
+    case togglePause
+    /// Seconds forward (or back, when negative) from where playback stands.
+    case seek(by: Double)
+    /// A point of the media as a fraction of its duration (a click on the progress bar).
+    case seekToFraction(Double)
+    case toggleLoop
+    case toggleMute
+    /// Volume points (of 0...100) up, or down when negative.
+    case changeVolume(by: Int)
+    case toggleFullscreen
+    case quit
+}
+
+/// A key as the window or the terminal reports it.
+public enum Key: Hashable, Sendable {
+    case character(Character)
+    case left, right, up, down
+    case escape
+}
+
+/// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
+public enum KeyBindings {
+    public static func command(for key: Key) -> PlayerCommand? {
+        switch key {
+        case .character(" "), .character("p"): return .togglePause
+        case .left: return .seek(by: -5)
+        case .right: return .seek(by: 5)
+        case .up: return .seek(by: 60)
+        case .down: return .seek(by: -60)
+        case .character("L"): return .toggleLoop
+        case .character("m"): return .toggleMute
+        case .character("9"): return .changeVolume(by: -2)
+        case .character("0"): return .changeVolume(by: 2)
+        case .character("f"): return .toggleFullscreen
+        case .character("q"), .escape: return .quit
+        default: return nil
+        }
+    }
+}

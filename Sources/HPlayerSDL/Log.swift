@@ -1,0 +1,5 @@
+import Logging
+
+enum Log {
+    static let window = Logger(label: "hplayer.window")
+}

@@ -1,0 +1,217 @@
+import CFFmpeg
+import CSDL2
+import Foundation
+import HPlayerKit
+import Logging
+
+/// How the window looks: mpv's `--title`, `--geometry`, `--no-border` and `--fullscreen`.
+public struct WindowOptions: Sendable {
+    public var title: String
+    public var geometry: WindowGeometry?
+    public var isBorderless = false
+    public var isFullscreen = false
+
+    public init(title: String, geometry: WindowGeometry? = nil, isBorderless: Bool = false, isFullscreen: Bool = false) {
+        self.title = title
+        self.geometry = geometry
+        self.isBorderless = isBorderless
+        self.isFullscreen = isFullscreen
+    }
+}
+
+/// The desktop window, on a thread of its own that owns every SDL video object. It makes the
+/// window when a video opens, pumps events (keys, clicks and the close button become commands),
+/// asks the renderer for a frame at each refresh and draws it: letterboxed, turned as the stream
+/// says, with the on-screen display on top.
+///
+/// Refreshes follow the frames' deadlines, woken no later than every 10 ms; `SDL_RenderPresent`
+/// waits for vsync where the display has one. While the window is hidden or minimized, frames
+/// are still taken at their time but not drawn, so sound and sync go on.
+public final class SDLWindow: @unchecked Sendable {
+    /// How often an idle window looks at its mailbox when nothing wakes it.
+    static let idleWait: Int32 = 100
+    static let longestRefreshWait = 0.01
+
+    private let options: WindowOptions
+    private let onCommand: @Sendable (PlayerCommand) -> Void
+    private let status: @Sendable () -> PlayerStatus?
+    private let mailbox: WindowMailbox
+    private var thread: JoinableThread?
+    private let wakeEventType = Locked<UInt32>(0)
+
+    private enum Start {
+        case starting, running
+        case failed(String)
+    }
+
+    /// Starts the window thread and its SDL video; throws when there is no display.
+    /// - Parameters:
+    ///   - onCommand: keys, clicks and the close button (on the window thread).
+    ///   - status: the player's state, for the on-screen display (on the window thread).
+    public init(options: WindowOptions, onCommand: @escaping @Sendable (PlayerCommand) -> Void,
+                status: @escaping @Sendable () -> PlayerStatus?) throws(MediaError) {
+        self.options = options
+        self.onCommand = onCommand
+        self.status = status
+        let wakeEventType = self.wakeEventType
+        mailbox = WindowMailbox {
+            let type = wakeEventType.withLock { $0 }
+            guard type != 0 else { return }
+            var event = SDL_Event()
+            event.type = type
+            SDL_PushEvent(&event)
+        }
+        let start = Locked(Start.starting)
+        let ready = ConditionLock()
+        thread = JoinableThread(name: "hp-window") { [self] in
+            run { failure in
+                ready.withLock {
+                    start.withLock { $0 = failure.map(Start.failed) ?? .running }
+                    ready.broadcast()
+                }
+            }
+        }
+        let outcome = ready.withLock { () -> Start in
+            while case .starting = start.withLock({ $0 }) { ready.wait() }
+            return start.withLock { $0 }
+        }
+        if case .failed(let reason) = outcome {
+            thread?.join()
+            throw MediaError(input: "display", reason: reason)
+        }
+    }
+
+    deinit { close() }
+
+    // MARK: From other threads
+
+    func attach(renderer: VideoRendering, format: VideoFormat) {
+        mailbox.post { $0.video = (renderer, format) }
+    }
+
+    func detach() { mailbox.detach() }
+    func start() { mailbox.post { $0.isRunning = true } }
+    func pause() { mailbox.pause() }
+    func requestRefresh() { mailbox.post { $0.isRefreshRequested = true } }
+
+    /// A short notice on the on-screen display.
+    public func showNotice(_ text: String) { mailbox.post { $0.notices.append(text) } }
+
+    /// Closes the window and joins its thread.
+    public func close() {
+        mailbox.post { $0.isClosing = true }
+        thread?.join()
+        thread = nil
+    }
+
+    // MARK: The window thread
+
+    private func run(ready: (String?) -> Void) {
+        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")  // Ctrl-C is the program's, not SDL's
+        if let reason = Self.displayMissing() {
+            ready(reason)
+            return
+        }
+        guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else {
+            ready(SDLError.current)
+            return
+        }
+        wakeEventType.withLock { $0 = SDL_RegisterEvents(1) }
+        ready(nil)
+        let screen = WindowScreen(options: options)
+        var event = SDL_Event()
+        while true {
+            let requests = mailbox.take()
+            if requests.isClosing { break }
+            let now = MonotonicClock.now()
+            if let video = requests.video { screen.show(video.format) }
+            screen.setPlaying(requests.isRunning)
+            for notice in requests.notices { screen.osd?.show(notice, at: now) }
+
+            var nextDeadline: Double?
+            if let renderer = mailbox.beginRefresh() {
+                let refresh = renderer.refresh(at: now)
+                if let frame = refresh.frame {
+                    screen.upload(frame)
+                    renderer.didPresent(frame, at: now)
+                }
+                mailbox.endRefresh()
+                nextDeadline = refresh.nextDeadline
+            }
+            screen.drawIfNeeded(status: status(), at: now)
+
+            if SDL_WaitEventTimeout(&event, waitMilliseconds(running: requests.isRunning, deadline: nextDeadline,
+                                                              animating: screen.isAnimating(status: status(), at: now))) != 0 {
+                repeat { handle(event, screen: screen) } while SDL_PollEvent(&event) != 0
+            }
+        }
+        screen.destroy()
+        SDL_QuitSubSystem(SDL_INIT_VIDEO)
+    }
+
+    /// Windows go on an X or Wayland display; SDL's other drivers (a console's KMS, offscreen)
+    /// are not a desktop, unless SDL_VIDEODRIVER asks for one.
+    private static func displayMissing() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let driver = environment["SDL_VIDEODRIVER"], !driver.isEmpty { return nil }
+        let x11 = !(environment["DISPLAY"] ?? "").isEmpty
+        let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        guard x11 || wayland else { return "DISPLAY and WAYLAND_DISPLAY are not set" }
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, wayland ? "wayland,x11" : "x11")
+        return nil
+    }
+
+    private func waitMilliseconds(running: Bool, deadline: Double?, animating: Bool) -> Int32 {
+        guard running else { return animating ? 33 : Self.idleWait }
+        let now = MonotonicClock.now()
+        let until = min(deadline ?? .infinity, now + Self.longestRefreshWait)
+        return Int32(max(0, ((until - now) * 1000).rounded(.up)))
+    }
+
+    private func handle(_ event: SDL_Event, screen: WindowScreen) {
+        let now = MonotonicClock.now()
+        switch SDL_EventType(event.type) {
+        case SDL_QUIT:
+            onCommand(.quit)
+        case SDL_KEYDOWN:
+            screen.osd?.poke(at: now)
+            guard let key = Self.key(from: event.key.keysym), let command = KeyBindings.command(for: key) else { return }
+            if command == .toggleFullscreen { screen.toggleFullscreen() } else { onCommand(command) }
+        case SDL_MOUSEMOTION:
+            screen.osd?.poke(at: now)
+            if screen.isDraggingOnBar, let fraction = screen.barFraction(x: Int(event.motion.x), y: nil) {
+                onCommand(.seekToFraction(fraction))
+            }
+        case SDL_MOUSEBUTTONDOWN where event.button.button == UInt8(SDL_BUTTON_LEFT):
+            screen.osd?.poke(at: now)
+            if let fraction = screen.barFraction(x: Int(event.button.x), y: Int(event.button.y)) {
+                screen.isDraggingOnBar = true
+                onCommand(.seekToFraction(fraction))
+            } else if event.button.clicks == 2 {
+                screen.toggleFullscreen()
+            }
+        case SDL_MOUSEBUTTONUP:
+            screen.isDraggingOnBar = false
+        case SDL_WINDOWEVENT:
+            screen.windowChanged(SDL_WindowEventID(UInt32(event.window.event)))
+        default:
+            break
+        }
+    }
+
+    /// The key pressed, as the bindings name it; letters with shift are upper case.
+    static func key(from keysym: SDL_Keysym) -> Key? {
+        switch SDL_KeyCode(UInt32(bitPattern: keysym.sym)) {
+        case SDLK_LEFT: return .left
+        case SDLK_RIGHT: return .right
+        case SDLK_UP: return .up
+        case SDLK_DOWN: return .down
+        case SDLK_ESCAPE: return .escape
+        default:
+            guard keysym.sym > 0, keysym.sym < 128, let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
+            let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            let character = Character(scalar)
+            return .character(shifted ? Character(character.uppercased()) : character)
+        }
+    }
+}

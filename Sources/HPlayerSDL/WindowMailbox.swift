@@ -1,0 +1,79 @@
+import HPlayerKit
+
+/// What other threads ask of the window thread, and the handshake that makes `pause` wait until
+/// no refresh is under way (so the player can reset its clock right after).
+final class WindowMailbox: @unchecked Sendable {
+    struct Requests {
+        /// A video to show: opened by the video output, taken once by the window thread.
+        var video: (renderer: VideoRendering, format: VideoFormat)?
+        var isRunning = false
+        var isRefreshRequested = false
+        var notices: [String] = []
+        var isClosing = false
+    }
+
+    private let lock = ConditionLock()
+    private var requests = Requests()
+    private var renderer: VideoRendering?
+    private var isRefreshing = false
+    private let wake: @Sendable () -> Void
+
+    /// - Parameter wake: rouses the window thread from its wait for events.
+    init(wake: @escaping @Sendable () -> Void) {
+        self.wake = wake
+    }
+
+    func post(_ change: (inout Requests) -> Void) {
+        lock.withLock { change(&requests) }
+        wake()
+    }
+
+    /// Stops refreshes and returns once none is running.
+    func pause() {
+        lock.withLock {
+            requests.isRunning = false
+            while isRefreshing { lock.wait() }
+        }
+        wake()
+    }
+
+    /// The window thread takes what was asked since it last looked (the one-off parts once).
+    func take() -> Requests {
+        lock.withLock {
+            let taken = requests
+            requests.video = nil
+            requests.notices.removeAll(keepingCapacity: true)
+            if let video = taken.video { renderer = video.renderer }
+            return taken
+        }
+    }
+
+    /// The renderer to refresh from, when a refresh is due now (running, or asked once); the
+    /// caller must call `endRefresh` after.
+    func beginRefresh() -> VideoRendering? {
+        lock.withLock {
+            guard let renderer, requests.isRunning || requests.isRefreshRequested else { return nil }
+            requests.isRefreshRequested = false
+            isRefreshing = true
+            return renderer
+        }
+    }
+
+    func endRefresh() {
+        lock.withLock {
+            isRefreshing = false
+            lock.broadcast()
+        }
+    }
+
+    /// The video is gone (the player closed its output).
+    func detach() {
+        lock.withLock {
+            while isRefreshing { lock.wait() }
+            renderer = nil
+            requests.isRunning = false
+            requests.video = nil
+        }
+        wake()
+    }
+}

@@ -1,0 +1,156 @@
+import CFFmpeg
+import CSDL2
+import HPlayerKit
+import Logging
+
+/// The window thread's SDL objects: the window, its renderer, the picture's texture and the
+/// on-screen display, and how the window is (visible, fullscreen).
+final class WindowScreen {
+    private let options: WindowOptions
+    private var window: OpaquePointer?
+    private var renderer: OpaquePointer?
+    private var texture: OpaquePointer?
+    private var textureKey: (format: UInt32, width: Int32, height: Int32)?
+    private var format: VideoFormat?
+    private(set) var osd: OnScreenDisplay?
+    private var isVisible = true
+    private var isPlaying = false
+    private var isFullscreen = false
+    private var needsDraw = false
+    /// The OSD was showing at the last draw: one more draw clears it when it hides.
+    private var osdWasShowing = false
+    var isDraggingOnBar = false
+
+    init(options: WindowOptions) {
+        self.options = options
+        isFullscreen = options.isFullscreen
+        SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")  // inhibited only while playing
+        SDL_SetYUVConversionMode(SDL_YUV_CONVERSION_AUTOMATIC)  // BT.601 for SD, BT.709 for HD
+    }
+
+    /// A video opens: makes the window at the picture's size (or as the geometry says).
+    func show(_ format: VideoFormat) {
+        self.format = format
+        needsDraw = true
+        guard window == nil else { return }
+        var bounds = SDL_Rect()
+        let screen = SDL_GetDisplayUsableBounds(0, &bounds) == 0 ? (Int(bounds.w), Int(bounds.h)) : nil
+        let size = WindowLayout.windowSize(display: format.displaySize, geometry: options.geometry, screen: screen)
+        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
+        if options.isBorderless { flags |= SDL_WINDOW_BORDERLESS.rawValue }
+        if options.isFullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        let x = options.geometry?.x.map(Int32.init) ?? hp_sdl_windowpos_centered()
+        let y = options.geometry?.y.map(Int32.init) ?? hp_sdl_windowpos_centered()
+        guard let window = SDL_CreateWindow(options.title, x, y, Int32(size.width), Int32(size.height), flags) else {
+            Log.window.error("cannot open a window: \(SDLError.current)")
+            return
+        }
+        self.window = window
+        renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue) ?? SDL_CreateRenderer(window, -1, 0)
+        if renderer == nil { Log.window.error("cannot draw in the window: \(SDLError.current)") }
+        osd = OnScreenDisplay()
+    }
+
+    /// The screensaver is inhibited while playing, allowed when paused or stopped.
+    func setPlaying(_ playing: Bool) {
+        guard playing != isPlaying else { return }
+        isPlaying = playing
+        if playing { SDL_DisableScreenSaver() } else { SDL_EnableScreenSaver() }
+    }
+
+    /// Copies a frame into the picture's texture: IYUV, NV12 and BGRA as they are.
+    func upload(_ frame: Frame) {
+        guard isVisible, let renderer else { return }
+        let sdlFormat: UInt32
+        switch frame.pixelFormat {
+        case AV_PIX_FMT_YUV420P: sdlFormat = hp_sdl_pixelformat_iyuv()
+        case AV_PIX_FMT_NV12: sdlFormat = hp_sdl_pixelformat_nv12()
+        case AV_PIX_FMT_BGRA: sdlFormat = hp_sdl_pixelformat_argb8888()
+        default: return  // the decoder converts anything else
+        }
+        let width = Int32(frame.width), height = Int32(frame.height)
+        if texture == nil || textureKey.map({ $0 != (sdlFormat, width, height) }) ?? true {
+            if let texture { SDL_DestroyTexture(texture) }
+            texture = SDL_CreateTexture(renderer, sdlFormat, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), width, height)
+            textureKey = (sdlFormat, width, height)
+        }
+        guard let texture else { return }
+        switch frame.pixelFormat {
+        case AV_PIX_FMT_YUV420P:
+            SDL_UpdateYUVTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)), frame.plane(1), Int32(frame.lineSize(1)),
+                                 frame.plane(2), Int32(frame.lineSize(2)))
+        case AV_PIX_FMT_NV12:
+            SDL_UpdateNVTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)), frame.plane(1), Int32(frame.lineSize(1)))
+        default:
+            SDL_UpdateTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)))
+        }
+        needsDraw = true
+    }
+
+    func isAnimating(status: PlayerStatus?, at now: Double) -> Bool {
+        osd?.isShowing(at: now, paused: status?.playbackState == .paused) ?? false || osdWasShowing
+    }
+
+    /// Draws the picture and the OSD when something changed.
+    func drawIfNeeded(status: PlayerStatus?, at now: Double) {
+        guard isVisible, let renderer else { return }
+        let osdShowing = osd?.isShowing(at: now, paused: status?.playbackState == .paused) ?? false
+        guard needsDraw || osdShowing || osdWasShowing else { return }
+        needsDraw = false
+        osdWasShowing = osdShowing
+        var outputWidth: Int32 = 0, outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        let size = (width: Int(outputWidth), height: Int(outputHeight))
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        if let texture, let format {
+            let shown = WindowLayout.pictureRect(display: format.displaySize, window: size)
+            let rect = WindowLayout.drawRect(shown: shown, rotation: format.rotation)
+            var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
+            SDL_RenderCopyEx(renderer, texture, nil, &target, Double(format.rotation), nil, SDL_FLIP_NONE)
+        }
+        osd?.draw(on: renderer, window: size, status: status, at: now)
+        SDL_RenderPresent(renderer)
+    }
+
+    func toggleFullscreen() {
+        guard let window else { return }
+        isFullscreen.toggle()
+        SDL_SetWindowFullscreen(window, isFullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+        needsDraw = true
+    }
+
+    /// The point of the media a click on the progress bar stands for; `y` nil while dragging.
+    func barFraction(x: Int, y: Int?) -> Double? {
+        guard let window else { return nil }
+        var width: Int32 = 0, height: Int32 = 0
+        SDL_GetWindowSize(window, &width, &height)
+        let size = (width: Int(width), height: Int(height))
+        if let y, !WindowLayout.progressBarHitArea(window: size).contains(x: x, y: y) { return nil }
+        return WindowLayout.seekFraction(x: x, bar: WindowLayout.progressBar(window: size))
+    }
+
+    func windowChanged(_ event: SDL_WindowEventID) {
+        switch event {
+        case SDL_WINDOWEVENT_HIDDEN, SDL_WINDOWEVENT_MINIMIZED:
+            isVisible = false
+        case SDL_WINDOWEVENT_SHOWN, SDL_WINDOWEVENT_RESTORED, SDL_WINDOWEVENT_EXPOSED, SDL_WINDOWEVENT_MAXIMIZED:
+            isVisible = true
+            needsDraw = true
+        case SDL_WINDOWEVENT_SIZE_CHANGED:
+            needsDraw = true
+        default:
+            break
+        }
+    }
+
+    func destroy() {
+        osd = nil  // its textures go with the renderer
+        if let texture { SDL_DestroyTexture(texture) }
+        if let renderer { SDL_DestroyRenderer(renderer) }
+        if let window { SDL_DestroyWindow(window) }
+        texture = nil
+        renderer = nil
+        window = nil
+    }
+}
