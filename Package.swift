@@ -21,9 +21,10 @@ let package = Package(
                               "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]
         ),
         // SDL2 and SDL2_ttf from Debian's libsdl2-dev and libsdl2-ttf-dev: the desktop window and sound.
+        // No pkg-config: sdl2.pc's -D_REENTRANT is a flag SwiftPM refuses (with a warning at
+        // each build); the headers are found under /usr/include as <SDL2/…>.
         .systemLibrary(
             name: "CSDL2",
-            pkgConfig: "sdl2",
             providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
         ),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).

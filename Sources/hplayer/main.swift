@@ -37,6 +37,8 @@ do {
     fail(error.input, error.reason, exitCode: 1)
 } catch CommandLineFailure.usage(let input, let reason) {
     fail(input, reason, exitCode: 2)
+} catch let code as ExitCode {
+    exit(code.rawValue)  // interrupted (130): the status says it all
 } catch {
     let code = HPlayerCommand.exitCode(for: error)
     if code == .success {

@@ -152,6 +152,50 @@ extension Playback {
             #expect(pts == (25..<50).map { Double($0) / 25 })
         }
 
+        @Test("No sound device: one line says so, and the picture plays at its own pace")
+        func noSoundDevice() throws {
+            let clip = try Clips.audioVideo(seconds: 3)
+            let folder = Fixtures.newFolder("no-sound")
+            // env(1) runs it: an audio driver SDL does not have stands for a machine with no sound device.
+            let result = try Command.run(["SDL_AUDIODRIVER=none-here", Command.hplayer, clip, "--vo", "record:\(folder)", "--no-status"],
+                                         timeout: 30)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("hplayer: no sound device ("), "stderr: \(result.stderr)")
+            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").map { line in
+                line.split(separator: "\t").prefix(2).map { Double($0)! }
+            }
+            #expect(frames.count == 75)
+            guard let first = frames.first, let last = frames.last else { return }
+            // Presented as the pts say: 2.96 s from the first frame to the last, not as fast as decoded.
+            #expect(abs((last[1] - first[1]) - (last[0] - first[0])) < 0.2, "frames: \(first) … \(last)")
+        }
+
+        /// Runs hplayer in a terminal (`script` gives it one), types `keys` after the delays, and
+        /// gives back what the terminal showed, with the terminal's settings before and after.
+        private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)]) throws -> (output: String, before: String, after: String) {
+            let typing = keys.map { "sleep \($0.delay); printf '\($0.text)'" }.joined(separator: "; ")
+            let session = "stty -g; \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
+            let result = try Command.run(["sh", "-c", "(\(typing)) | script -qec \"\(session)\" /dev/null"], timeout: 30)
+            let lines = result.stdout.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
+            let settings = lines.filter { $0.split(separator: ":").count > 30 }  // stty -g: the settings, colon-separated
+            return (lines.joined(separator: "\n"), settings.first ?? "", settings.dropFirst().first ?? "")
+        }
+
+        @Test("Keys typed in the terminal pause and quit; the terminal is left as it was, on q and on Ctrl-C")
+        func terminalKeys() throws {
+            let clip = try Clips.audioVideo(seconds: 8)
+            let quit = try inTerminal(clip, typing: [(1.5, " "), (1.0, "q")])
+            #expect(quit.output.contains("(Paused) AV: "), "no pause: \(quit.output)")
+            #expect(quit.output.contains("EXIT=0"), "q did not quit with status 0: \(quit.output)")
+            #expect(!quit.before.isEmpty && quit.after == quit.before, "terminal settings changed: \(quit.before) → \(quit.after)")
+
+            let interrupted = try inTerminal(clip, typing: [(1.5, "\\003")])
+            #expect(interrupted.output.contains("EXIT=130"), "Ctrl-C: \(interrupted.output)")
+            #expect(!interrupted.before.isEmpty && interrupted.after == interrupted.before,
+                    "terminal settings changed: \(interrupted.before) → \(interrupted.after)")
+        }
+
         @Test func probeDescribesEveryStream() throws {
             let clip = try Clips.audioVideo(seconds: 2)
             let result = try hplayer("probe", clip, "--json")

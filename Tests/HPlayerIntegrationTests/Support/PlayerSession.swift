@@ -54,10 +54,12 @@ final class PlayerSession: @unchecked Sendable {
         throw FixtureError(description: "timed out after \(timeout) s waiting for \(what); events: \(events)")
     }
 
+    @discardableResult
     func waitForFinished(after: Int = 0, timeout: Double = 30) async throws -> Double {
         try await waitFor("finished", after: after, timeout: timeout) { if case .finished = $0 { return true } else { return false } }
     }
 
+    @discardableResult
     func waitForSeekDone(after: Int, timeout: Double = 30) async throws -> Double {
         try await waitFor("seekDone", after: after, timeout: timeout) { if case .seekDone = $0 { return true } else { return false } }
     }
