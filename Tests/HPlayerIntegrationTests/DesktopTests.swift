@@ -206,6 +206,8 @@ extension Playback {
                          SyncCapture.Lane(name: "mpv", left: 330, frequency: 2000),
                          SyncCapture.Lane(name: "ffplay", left: 660, frequency: 3000)]
             let clips = try lanes.map { try Clips.flashAndBeep(frequency: $0.frequency) }
+            // The pointer away from the windows: over one, a player would show its controls on the picture.
+            _ = try Command.run(["xdotool", "mousemove", "1270", "710"])
             var offsets: [String: [Double]] = [:]
             for run in 1...3 {
                 let capture = try SyncCapture.record(seconds: 11) {
