@@ -27,6 +27,22 @@ extension Playback {
             }
         }
 
+        @Test("Volume scales the samples by its cube, as mpv's; mute silences them")
+        func volumeAndMute() async throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let reference = try Fixtures.decodedSamples(clip, channels: 2)
+            for (volume, muted, gain) in [(50, false, Float(0.125)), (80, true, Float(0))] {
+                let session = PlayerSession(url: clip, name: "volume")
+                session.player.volume = volume
+                session.player.isMuted = muted
+                try await session.playToEnd()
+                let recorded = try session.recordedAudio().samples
+                let common = min(recorded.count, reference.count)
+                let largest = zip(recorded.prefix(common), reference.prefix(common)).map { abs($0 - $1 * gain) }.max() ?? 1
+                #expect(common > 48000 && largest < 1e-6, "volume \(volume), muted \(muted): off by \(largest)")
+            }
+        }
+
         @Test("Audio is resampled to the rate, channels and sample format the output asks for")
         func resampledToTheOutputFormat() async throws {
             let clip = try Fixtures.clip("tone-mono-48k.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",

@@ -205,7 +205,7 @@ extension Playback {
             let lanes = [SyncCapture.Lane(name: "hplayer", left: 0, frequency: 1000),
                          SyncCapture.Lane(name: "mpv", left: 330, frequency: 2000),
                          SyncCapture.Lane(name: "ffplay", left: 660, frequency: 3000)]
-            let clips = try lanes.map { try Clips.flashAndBeep(frequency: $0.frequency) }
+            let clips = try lanes.map { try Clips.flashAndBeepLane(frequency: $0.frequency) }
             // The pointer away from the windows: over one, a player would show its controls on the picture.
             _ = try Command.run(["xdotool", "mousemove", "1270", "710"])
             var offsets: [String: [Double]] = [:]

@@ -4,7 +4,7 @@ import HPlayerKit
 extension Clips {
     /// Black picture with a white flash and a beep at `frequency` together, 200 ms from each
     /// whole second 1...7; 8 s, 320x240 H.264 + AAC.
-    static func flashAndBeep(frequency: Int) throws -> String {
+    static func flashAndBeepLane(frequency: Int) throws -> String {
         try Fixtures.clip("flash-\(frequency).mp4", [
             "-f", "lavfi", "-i",
             "color=c=black:size=320x240:rate=25:duration=8,drawbox=c=white:t=fill:enable='lt(mod(t,1),0.2)*gte(t,1)'",
