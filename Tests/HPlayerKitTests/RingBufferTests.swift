@@ -40,11 +40,7 @@ import Synchronization
     @Test func fullPushIsReleasedOnlyWhenTheCountFallsToHalf() {
         let buffer = RingBuffer<Int>(capacity: 8)
         for value in 0..<8 { #expect(buffer.push(value) == .pushed) }
-        let pushed = Flag()
-        let producer = JoinableThread(name: "test-push") {
-            _ = buffer.push(8)
-            pushed.set()
-        }
+        let (producer, pushed) = pushOnAnotherThread(8, into: buffer)
         MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)  // let the producer block
         #expect(!pushed.isSet)
         for expected in 0..<3 {
@@ -74,11 +70,7 @@ import Synchronization
     @Test func flushEmptiesReleasesEachAndWakesABlockedProducer() {
         let buffer = RingBuffer<Int>(capacity: 4)
         for value in 0..<4 { _ = buffer.push(value) }
-        let pushed = Flag()
-        let producer = JoinableThread(name: "test-push") {
-            _ = buffer.push(99)
-            pushed.set()
-        }
+        let (producer, pushed) = pushOnAnotherThread(99, into: buffer)
         MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
         #expect(!pushed.isSet)
         var released: [Int] = []
@@ -129,11 +121,7 @@ import Synchronization
         _ = buffer.push(0)
         _ = buffer.pop(blocking: false)  // the counters no longer start at zero
         for value in 1...4 { _ = buffer.push(value) }
-        let pushed = Flag()
-        let producer = JoinableThread(name: "test-push") {
-            _ = buffer.push(5)
-            pushed.set()
-        }
+        let (producer, pushed) = pushOnAnotherThread(5, into: buffer)
         MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
         #expect(!pushed.isSet)
         buffer.grow()
@@ -181,5 +169,16 @@ import Synchronization
                 #expect(fromProducer == fromProducer.sorted())
             }
         }
+    }
+
+    /// Pushes `value` on a thread of its own, which stays blocked while the buffer is full;
+    /// the flag is set once the push returns.
+    private func pushOnAnotherThread(_ value: Int, into buffer: RingBuffer<Int>) -> (producer: JoinableThread, pushed: Flag) {
+        let pushed = Flag()
+        let producer = JoinableThread(name: "test-push") {
+            _ = buffer.push(value)
+            pushed.set()
+        }
+        return (producer, pushed)
     }
 }
