@@ -12,4 +12,13 @@ trap stop_test_servers EXIT
 
 swift build --build-tests
 # Serial: the sync tests measure milliseconds, and a busy neighbour test would blur them.
-swift test --skip-build --no-parallel "$@"
+# The log is kept so that the failures can be repeated at the end, where a CI tail shows them.
+log=$(mktemp)
+status=0
+swift test --skip-build --no-parallel "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "== failed =="
+  grep -E '✘|error:|fatal|Fatal' "$log" | grep -v '^.*✔' || true
+fi
+rm -f "$log"
+exit "$status"
