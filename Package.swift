@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "HPlayerKit", targets: ["HPlayerKit"]),
         .library(name: "HPlayerSDL", targets: ["HPlayerSDL"]),
+        .library(name: "HPlayerIPC", targets: ["HPlayerIPC"]),
         .executable(name: "hplayer", targets: ["hplayer"]),
     ],
     dependencies: [
@@ -46,10 +47,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // mpv's JSON IPC on a Unix socket, so tools written for mpv drive HPlayer too.
+        .target(name: "HPlayerIPC", dependencies: ["HPlayerKit"]),
         .executableTarget(
             name: "hplayer",
             dependencies: [
-                "HPlayerKit", "HPlayerSDL",
+                "HPlayerKit", "HPlayerSDL", "HPlayerIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,7 +60,8 @@ let package = Package(
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL"]),
-        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerTestSupport", "CFFmpeg"]),
+        .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit"]),
+        .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,8 +2,10 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Glibc
+import HPlayerIPC
 import HPlayerKit
 import HPlayerSDL
+import Logging
 
 /// `hplayer play URL` (and `hplayer URL`): plays in a window with sound, like mpv or ffplay,
 /// with a status line; without a display or a sound device, it says so and plays on without.
@@ -32,6 +34,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
     @Flag(help: "Start in fullscreen.") var fullscreen = false
     @Option(help: "The window title (the file name when not given).") var title: String?
+    @Option(name: .customLong("input-ipc-server"), help: "Listen at this Unix socket for mpv's JSON IPC (loadfile, seek, get_property, set_property, observe_property, quit).")
+    var ipcServer: String?
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -52,6 +56,7 @@ struct PlayCommand: AsyncParsableCommand {
         options.seekMode = exactSeek ? .exact : .keyframe
         options.isUntimed = untimed
         let session = PlaybackSession()
+        let playlist = Playlist(url)
 
         var audio = audioOutput ?? .sdl
         if audio == .sdl, let reason = SDLAudioOutput.unavailableReason() {
@@ -70,21 +75,53 @@ struct PlayCommand: AsyncParsableCommand {
                 StatusLine.notice("no display (\(error.reason)): playing without picture")
             }
         }
-        let player = Player(url: url, options: options,
-                            audioOutput: audio.makeAudioOutput(paced: !untimed),
-                            videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
-        let controller = PlayerController(player: player)
-        session.attach(controller: controller, window: window)
-        let events = player.events()
-        if let start { controller.seek(to: start, mode: nil) }
+        defer { window?.close() }
+        var remote: IPCRemote?
+        if let ipcServer {
+            do {
+                remote = try IPCRemote(path: ipcServer, onLoadFile: { url, mode in
+                    let entry = playlist.add(url, mode: mode)
+                    // After the reply, as mpv: the old file's end-file follows it.
+                    if mode == .replace { DispatchQueue.global().async { session.stopFile() } }
+                    return entry
+                }, onQuit: session.quit)
+            } catch {
+                throw CommandLineFailure.usage(input: "--input-ipc-server", reason: "\(error.path): \(error.reason)")
+            }
+        }
+        defer { remote?.close() }
 
         let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         signal(SIGINT, SIG_IGN)
         signals.setEventHandler { session.interrupt() }
         signals.resume()
+        defer { signals.cancel() }
         let keys = TerminalKeys { key in KeyBindings.command(for: key).map(session.handle) }
         defer { keys?.stop() }
 
+        var failure: MediaError?
+        while !session.isQuitting, let entry = playlist.next() {
+            if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
+            let player = Player(url: entry.url, options: options,
+                                audioOutput: audio.makeAudioOutput(paced: !untimed),
+                                videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
+            let controller = PlayerController(player: player)
+            session.attach(controller: controller, window: window)
+            remote?.begin(controller: controller, entryID: entry.id)
+            failure = await play(controller, startingAt: entry.id == 1 ? start : nil)
+            let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
+            await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
+        }
+        if session.wasInterrupted { throw ExitCode(130) }
+        if let code = session.quitCode, code != 0 { throw ExitCode(code) }
+        if let failure, !session.isQuitting { throw CommandLineFailure.media(failure) }
+    }
+
+    /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
+    private func play(_ controller: PlayerController, startingAt start: Double?) async -> MediaError? {
+        let player = controller.player
+        let events = player.events()
+        if let start { controller.seek(to: start, mode: nil) }
         let statusLine = noStatus ? nil : StatusLine()
         var statusTask: Task<Void, Never>?
         controller.load()
@@ -99,6 +136,8 @@ struct PlayCommand: AsyncParsableCommand {
                         try? await Task.sleep(nanoseconds: 250_000_000)
                     }
                 }
+            case .started:
+                Log.command.info("playback restart complete")
             case .finished(let error):
                 failure = error
             default:
@@ -109,27 +148,36 @@ struct PlayCommand: AsyncParsableCommand {
         statusTask?.cancel()
         if failure == nil { statusLine?.update(player.status, final: true) }
         controller.close()
-        window?.close()
-        signals.cancel()
-        if session.wasInterrupted { throw ExitCode(130) }
-        if let failure { throw CommandLineFailure.media(failure) }
+        return failure
     }
 }
 
-/// What keys, clicks and signals act on, once the player exists (the window is made first).
+/// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
+/// and why it ended.
 final class PlaybackSession: @unchecked Sendable {
-    private let state = Locked<(controller: PlayerControlling?, window: SDLWindow?, interrupted: Bool)>((nil, nil, false))
+    private struct State {
+        var controller: PlayerControlling?
+        var window: SDLWindow?
+        var interrupted = false
+        var quitCode: Int32?
+        var fileStopped = false
+    }
+
+    private let state = Locked(State())
 
     func attach(controller: PlayerControlling, window: SDLWindow?) {
-        state.withLock { $0.controller = controller; $0.window = window }
+        state.withLock {
+            $0.controller = controller
+            $0.window = window
+            $0.fileStopped = false
+        }
     }
 
     @Sendable func handle(_ command: PlayerCommand) {
         let (controller, window) = state.withLock { ($0.controller, $0.window) }
-        guard let controller else { return }
         if command == .quit {
-            controller.player.close()  // ends the events: the program exits with 0
-        } else if let notice = controller.perform(command) {
+            quit(0)
+        } else if let notice = controller?.perform(command) {
             window?.showNotice(notice)
         }
     }
@@ -138,15 +186,33 @@ final class PlaybackSession: @unchecked Sendable {
         state.withLock { $0.controller?.player.status }
     }
 
-    func interrupt() {
+    /// Ends the file playing (its events end) and the playlist with it.
+    @Sendable func quit(_ code: Int32) {
         let controller = state.withLock { state -> PlayerControlling? in
-            state.interrupted = true
+            state.quitCode = state.quitCode ?? code
             return state.controller
         }
         controller?.player.close()
     }
 
+    /// Ends the file playing; the playlist goes on.
+    func stopFile() {
+        let controller = state.withLock { state -> PlayerControlling? in
+            state.fileStopped = true
+            return state.controller
+        }
+        controller?.player.close()
+    }
+
+    func interrupt() {
+        state.withLock { $0.interrupted = true }
+        quit(130)
+    }
+
     var wasInterrupted: Bool { state.withLock { $0.interrupted } }
+    var isQuitting: Bool { state.withLock { $0.quitCode != nil } }
+    var quitCode: Int32? { state.withLock { $0.quitCode } }
+    var wasFileStopped: Bool { state.withLock { $0.fileStopped } }
 }
 
 /// `sdl`, `null` or `record:DIR`.

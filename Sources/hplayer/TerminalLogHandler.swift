@@ -50,3 +50,8 @@ enum FFmpegLineGate {
         for line in held { writeStandardError(clearStatusLine + line) }
     }
 }
+
+/// The command line's own log lines.
+enum Log {
+    static let command = Logger(label: "hplayer.command")
+}

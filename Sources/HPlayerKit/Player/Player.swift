@@ -32,6 +32,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var timelineSerial = -1
     /// The serial whose first frame has been presented.
     private var presentedSerial = -1
+    /// Whether `started` (or a seek's `seekDone`) has been told since opening.
+    private var hasStarted = false
     /// Where playback stands while the clock has no time (after a seek, before playing).
     private var restingPosition = 0.0
     private var audioEnded = false
@@ -227,7 +229,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             switch note {
             case .firstFramePresented:
                 presentedSerial = serial
-                if seekTarget != nil { seekLanded() }
+                if seekTarget != nil { seekLanded() } else { startedIfFirst() }
             case .loopPassed:
                 loopCount += 1
                 emit(.loopDone(count: loopCount))
@@ -275,9 +277,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         let start = info?.startTime ?? 0
         let landed = videoRenderer?.firstPts(serial: serial).map { $0 - start } ?? seekTarget ?? 0
         seekTarget = nil
+        hasStarted = true
         restingPosition = max(0, landed)
         emit(.seekDone(position: max(0, landed)))
         setPlayback(wantsToPlay ? .playing : .paused)
+    }
+
+    private func startedIfFirst() {
+        guard !hasStarted else { return }
+        hasStarted = true
+        emit(.started(position: restingPosition))
     }
 
     private func endIfEverythingPlayed() {
@@ -306,6 +315,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             videoRenderer?.setRunning(true, followsAudio: audioRenderer != nil && !audioEnded, reportsLoops: true)
             if videoRenderer != nil { videoOutput.start() }
             if audioRenderer != nil { audioOutput.start() }
+            if videoRenderer == nil { startedIfFirst() }
         } else {
             if audioRenderer != nil { audioOutput.pause() }
             if videoRenderer != nil { videoOutput.pause() }

@@ -11,6 +11,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case loadStateChanged(LoadState)
     /// While loading: how far the refill is (0...100) and the seconds buffered.
     case bufferingProgress(percent: Int, buffered: Double)
+    /// Playback has begun: the first frame is presented (or, with no video, the sound has started).
+    /// Once per opening; after a seek, `seekDone` says the same.
+    case started(position: Double)
     /// The last seek asked for has landed: the first frame there is presented (or the audio is ready).
     case seekDone(position: Double)
     /// Playback went round to the start again; `count` passes completed so far.

@@ -1,0 +1,201 @@
+import Glibc
+import HPlayerKit
+
+/// mpv's JSON IPC over a player: carries out the requests that come through an `IPCServer` on
+/// the file playing now, and tells every client what happens to it.
+///
+/// The program owns the playlist: it calls `begin` and `end` around each file, and is asked to
+/// load a file or to quit through `onLoadFile` and `onQuit`.
+public final class IPCRemote: @unchecked Sendable {
+    /// Loads a URL (replacing what plays, or after it) and returns its playlist entry id.
+    public typealias LoadFile = @Sendable (_ url: String, _ mode: IPCCommand.LoadMode) -> Int
+    public typealias Quit = @Sendable (_ code: Int32) -> Void
+
+    private struct Observer {
+        var client: Int32
+        var name: String
+        /// What the client was told last; nil before the first report.
+        var reported: Result<JSONValue, IPCError>?
+    }
+
+    private struct State {
+        var controller: PlayerControlling?
+        var eventTask: Task<Void, Never>?
+        var observers: [Int: Observer] = [:]
+        var isClosed = false
+    }
+
+    private var server: IPCServer?
+    private let state = Locked(State())
+    private let wake = ConditionLock()
+    private var observationThread: JoinableThread?
+    private let onLoadFile: LoadFile
+    private let onQuit: Quit
+    /// How often observed properties are compared with what was reported.
+    private static let observationInterval = 0.05
+
+    public init(path: String, onLoadFile: @escaping LoadFile, onQuit: @escaping Quit) throws(IPCServerError) {
+        self.onLoadFile = onLoadFile
+        self.onQuit = onQuit
+        server = try IPCServer(path: path) { [weak self] client, line in self?.handle(line, from: client) ?? [] }
+        observationThread = JoinableThread(name: "ipc-observe") { [self] in observe() }
+    }
+
+    /// Stops the server and the observation; what plays is left alone.
+    public func close() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.isClosed = true
+            return state.eventTask
+        }
+        task?.cancel()
+        wake.withLock { wake.broadcast() }
+        observationThread?.join()
+        server?.close()
+    }
+
+    /// A file starts: `start-file`, then its player's events as mpv names them.
+    public func begin(controller: PlayerControlling, entryID: Int) {
+        server?.broadcast(IPCMessage.event("start-file", ["playlist_entry_id": .number(Double(entryID))]))
+        let events = controller.player.events()
+        let server = self.server
+        let task = Task {
+            for await event in events {
+                switch event {
+                case .prepared: server?.broadcast(IPCMessage.event("file-loaded"))
+                case .playbackStateChanged(.seeking): server?.broadcast(IPCMessage.event("seek"))
+                case .started, .seekDone: server?.broadcast(IPCMessage.event("playback-restart"))
+                default: continue
+                }
+            }
+        }
+        state.withLock {
+            $0.controller = controller
+            $0.eventTask = task
+        }
+    }
+
+    /// The file ended: `reason` is mpv's (eof, stop, quit, error); `error` says why for an error.
+    /// Call it once the player is closed: its last events go out before `end-file`.
+    public func end(entryID: Int, reason: String, error: String? = nil) async {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.controller = nil
+            defer { state.eventTask = nil }
+            return state.eventTask
+        }
+        await task?.value
+        var fields: [String: JSONValue] = ["reason": .string(reason), "playlist_entry_id": .number(Double(entryID))]
+        if let error { fields["file_error"] = .string(error) }
+        server?.broadcast(IPCMessage.event("end-file", fields))
+    }
+
+    // MARK: Requests (the server's thread)
+
+    private func handle(_ line: ArraySlice<UInt8>, from client: Int32) -> [JSONValue] {
+        switch IPCRequest.parse(line) {
+        case .failure(let failure):
+            return failure.requestID.map { [IPCMessage.reply($0, error: failure.error)] } ?? []
+        case .success(let request):
+            switch execute(request.command, from: client) {
+            case .success(let data):
+                var answers = [IPCMessage.reply(request.requestID, data: data)]
+                // As mpv: a new observer is told the value at once, after the reply.
+                if case .observeProperty(let id, _) = request.command, let change = propertyChange(id: id) { answers.append(change) }
+                return answers
+            case .failure(let error):
+                return [IPCMessage.reply(request.requestID, error: error)]
+            }
+        }
+    }
+
+    /// The reply's data: none (`.none`), null, or a value.
+    private func execute(_ command: IPCCommand, from client: Int32) -> Result<JSONValue??, IPCError> {
+        let controller = state.withLock { $0.controller }
+        switch command {
+        case .loadFile(let url, let mode):
+            let entry = onLoadFile(url, mode)
+            return .success(.object(["playlist_entry_id": .number(Double(entry))]))
+        case .quit(let code):
+            onQuit(code)
+            return .success(.none)
+        case .observeProperty(let id, let name):
+            state.withLock { $0.observers[id] = Observer(client: client, name: name) }
+            return .success(.none)
+        case .unobserveProperty(let id):
+            let removed = state.withLock { $0.observers.removeValue(forKey: id) }
+            return removed == nil ? .failure(.invalidParameter) : .success(.none)
+        case .getProperty(let name):
+            guard let controller else { return .failure(.propertyUnavailable) }
+            return PlayerProperties.value(of: name, in: snapshot(of: controller)).map { .some($0) }
+        case .setProperty(let name, let value):
+            guard let controller else { return .failure(.propertyUnavailable) }
+            return PlayerProperties.change(setting: name, to: value).map { change in
+                apply(change, to: controller)
+                return .none
+            }
+        case .seek(let target, let reference, let precision):
+            guard let controller else { return .failure(.commandFailed) }
+            let status = controller.player.status
+            let position: Double
+            switch reference {
+            case .absolute: position = target
+            case .relative: position = status.position + target
+            case .absolutePercent, .relativePercent:
+                guard let duration = status.duration else { return .failure(.commandFailed) }
+                position = (reference == .relativePercent ? status.position : 0) + target / 100 * duration
+            }
+            let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
+            controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
+            return .success(.some(.null))
+        }
+    }
+
+    private func apply(_ change: PropertyChange, to controller: PlayerControlling) {
+        switch change {
+        case .pause(let paused): if paused { controller.pause() } else { controller.play() }
+        case .position(let seconds): controller.seek(to: max(0, seconds), mode: nil)
+        case .volume(let level): controller.player.volume = level
+        case .mute(let muted): controller.player.isMuted = muted
+        case .loopFile(let looping): controller.player.isLooping = looping
+        case .normalSpeed: break
+        }
+    }
+
+    private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
+        let player = controller.player
+        return PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
+                                isMuted: player.isMuted, isLooping: player.isLooping)
+    }
+
+    // MARK: Observation (its own thread)
+
+    /// Sends `property-change` for each observed property whose value differs from the one last
+    /// reported, comparing every `observationInterval`.
+    private func observe() {
+        while true {
+            let (ids, clients, closed) = state.withLock { ($0.observers.keys, $0.observers.mapValues(\.client), $0.isClosed) }
+            if closed { return }
+            for id in ids {
+                if let change = propertyChange(id: id), let client = clients[id] { server?.send(change, to: client) }
+            }
+            wake.withLock { _ = wake.wait(until: MonotonicClock.now() + Self.observationInterval) }
+        }
+    }
+
+    /// The `property-change` event for observer `id` when its property's value differs from what
+    /// it was told last (and records it as told); nil when unchanged. An unavailable value comes
+    /// without data, as mpv sends it.
+    private func propertyChange(id: Int) -> JSONValue? {
+        let (observer, controller) = state.withLock { ($0.observers[id], $0.controller) }
+        guard let observer else { return nil }
+        let value = controller.map { PlayerProperties.value(of: observer.name, in: snapshot(of: $0)) } ?? .failure(.propertyUnavailable)
+        let isNew = state.withLock { state -> Bool in
+            guard state.observers[id] != nil, state.observers[id]?.reported != value else { return false }
+            state.observers[id]?.reported = value
+            return true
+        }
+        guard isNew else { return nil }
+        var fields: [String: JSONValue] = ["id": .number(Double(id)), "name": .string(observer.name)]
+        if case .success(let data) = value { fields["data"] = data }
+        return IPCMessage.event("property-change", fields)
+    }
+}

@@ -1,0 +1,166 @@
+import Glibc
+import HPlayerKit
+
+/// A Unix socket that speaks mpv's JSON IPC framing: one JSON message per line, each way.
+///
+/// One thread polls the listening socket and every client. Each line a client sends is handed to
+/// `handler` on that thread, and its answers go back to that client. `broadcast` may be
+/// called from any thread; it never blocks: a client that does not read is dropped, as is one that
+/// sends a line longer than `maximumLineLength`.
+public final class IPCServer: @unchecked Sendable {
+    /// What to send back for a line: its reply first, then anything that follows from it.
+    public typealias Handler = @Sendable (_ client: Int32, _ line: ArraySlice<UInt8>) -> [JSONValue]
+
+    public let path: String
+    private let handler: Handler
+    private let listener: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// Each client's bytes after its last full line. Only the poll thread closes a descriptor, so
+    /// none is reused while it is still polled; other threads shut a failing client down instead.
+    private let clients = Locked<[Int32: [UInt8]]>([:])
+    private let isClosing = Locked(false)
+    private var thread: JoinableThread?
+    private static let maximumLineLength = 1 << 20
+
+    /// Listens at `path`. A socket left there by an earlier run is replaced; any other file is
+    /// left alone and is an error.
+    public init(path: String, handler: @escaping Handler) throws(IPCServerError) {
+        self.path = path
+        self.handler = handler
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFSOCK else { throw IPCServerError(path: path, reason: "exists and is not a socket") }
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw IPCServerError(path: path, reason: "a socket path must be 1 to 107 bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw IPCServerError(path: path, reason: String(cString: strerror(errno))) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(socketFD, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(socketFD)
+            throw IPCServerError(path: path, reason: reason)
+        }
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else {
+            Glibc.close(socketFD)
+            unlink(path)
+            throw IPCServerError(path: path, reason: String(cString: strerror(errno)))
+        }
+        for descriptor in pipeFDs { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        listener = socketFD
+        (wakeRead, wakeWrite) = (pipeFDs[0], pipeFDs[1])
+        thread = JoinableThread(name: "ipc") { [self] in run() }
+    }
+
+    deinit { close() }
+
+    /// Sends `message` to every client connected.
+    public func broadcast(_ message: JSONValue) {
+        let line = Array(message.line.utf8)
+        clients.withLock { clients in
+            for client in clients.keys where !Self.write(line, to: client) { shutdown(client, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Sends `message` to one client, if it is still connected.
+    public func send(_ message: JSONValue, to client: Int32) {
+        let line = Array(message.line.utf8)
+        clients.withLock { clients in
+            if clients[client] != nil, !Self.write(line, to: client) { shutdown(client, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Stops listening, disconnects every client, removes the socket file and joins the thread.
+    public func close() {
+        let wasClosing = isClosing.withLock { closing in
+            defer { closing = true }
+            return closing
+        }
+        guard !wasClosing else { return }
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &byte, 1)
+        thread?.join()
+        thread = nil
+        clients.withLock { clients in
+            for client in clients.keys { Self.drop(client, from: &clients) }
+        }
+        for descriptor in [listener, wakeRead, wakeWrite] { Glibc.close(descriptor) }
+        unlink(path)
+    }
+
+    private func run() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !isClosing.withLock({ $0 }) {
+            var polled = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            polled += clients.withLock { $0.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { return }
+            if polled[0].revents != 0 { return }
+            if polled[1].revents & Int16(POLLIN) != 0 {
+                let client = accept(listener, nil, nil)
+                if client >= 0 {
+                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    clients.withLock { $0[client] = [] }
+                }
+            }
+            for entry in polled.dropFirst(2) where entry.revents != 0 {
+                let count = read(entry.fd, &buffer, buffer.count)
+                if count > 0 {
+                    receive(buffer[..<count], from: entry.fd)
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    // Gone, perhaps in the middle of a line: what it sent of that line is dropped.
+                    clients.withLock { Self.drop(entry.fd, from: &$0) }
+                }
+            }
+        }
+    }
+
+    private func receive(_ bytes: ArraySlice<UInt8>, from client: Int32) {
+        let lines = clients.withLock { clients -> [ArraySlice<UInt8>]? in
+            guard var pending = clients[client] else { return nil }
+            pending += bytes
+            var lines: [ArraySlice<UInt8>] = []
+            var start = pending.startIndex
+            while let end = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(pending[start..<end])
+                start = end + 1
+            }
+            pending.removeSubrange(..<start)
+            if pending.count > Self.maximumLineLength {
+                Self.drop(client, from: &clients)
+                return nil
+            }
+            clients[client] = pending
+            return lines
+        }
+        for line in lines ?? [] where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+            for answer in handler(client, line) { send(answer, to: client) }
+        }
+    }
+
+    /// Writes the whole line or reports failure; never blocks, never raises SIGPIPE.
+    private static func write(_ line: [UInt8], to client: Int32) -> Bool {
+        line.withUnsafeBytes { bytes in
+            Glibc.send(client, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) == bytes.count
+        }
+    }
+
+    private static func drop(_ client: Int32, from clients: inout [Int32: [UInt8]]) {
+        guard clients.removeValue(forKey: client) != nil else { return }
+        Glibc.close(client)
+    }
+}
+
+public struct IPCServerError: Error, Sendable {
+    public var path: String
+    public var reason: String
+}

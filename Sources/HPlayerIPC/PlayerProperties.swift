@@ -1,0 +1,120 @@
+import HPlayerKit
+
+/// What mpv's properties read, taken from a player at one moment.
+public struct PropertySnapshot: Equatable, Sendable {
+    public var isPaused: Bool
+    public var position: Double
+    public var duration: Double?
+    public var volume: Int
+    public var isMuted: Bool
+    public var isLooping: Bool
+    public var isEndReached: Bool
+    public var isPausedForCache: Bool
+    public var cacheDuration: Double
+    public var avsync: Double
+    public var droppedFrames: Int
+
+    public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
+                isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int) {
+        self.isPaused = isPaused
+        self.position = position
+        self.duration = duration
+        self.volume = volume
+        self.isMuted = isMuted
+        self.isLooping = isLooping
+        self.isEndReached = isEndReached
+        self.isPausedForCache = isPausedForCache
+        self.cacheDuration = cacheDuration
+        self.avsync = avsync
+        self.droppedFrames = droppedFrames
+    }
+
+    /// `wantsToPlay` is what the person last asked for (the controller's autoplay): mpv's pause
+    /// property says that too, not whether frames move at this instant.
+    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool) {
+        self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: volume,
+                  isMuted: isMuted, isLooping: isLooping, isEndReached: status.playbackState == .finished,
+                  isPausedForCache: wantsToPlay && status.loadState == .loading && status.playbackState == .playing,
+                  cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames)
+    }
+}
+
+/// A property set through the IPC, as the player is to carry it out.
+public enum PropertyChange: Equatable, Sendable {
+    case pause(Bool)
+    case position(Double)
+    case volume(Int)
+    case mute(Bool)
+    case loopFile(Bool)
+    /// Speed 1, the only one HPlayer plays at so far: nothing to change.
+    case normalSpeed
+}
+
+/// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
+public enum PlayerProperties {
+    public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
+                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count"]
+
+    public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
+        switch name {
+        case "pause": return .success(.bool(snapshot.isPaused))
+        case "time-pos": return .success(.number(snapshot.position))
+        case "duration": return snapshot.duration.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
+        case "speed": return .success(.number(1))
+        case "volume": return .success(.number(Double(snapshot.volume)))
+        case "mute": return .success(.bool(snapshot.isMuted))
+        // mpv reads loop-file back as "inf" when on and false when off.
+        case "loop-file": return .success(snapshot.isLooping ? .string("inf") : .bool(false))
+        case "eof-reached": return .success(.bool(snapshot.isEndReached))
+        case "paused-for-cache": return .success(.bool(snapshot.isPausedForCache))
+        case "demuxer-cache-duration": return .success(.number(snapshot.cacheDuration))
+        case "avsync": return .success(.number(snapshot.avsync))
+        case "frame-drop-count": return .success(.number(Double(snapshot.droppedFrames)))
+        default: return .failure(.propertyNotFound)
+        }
+    }
+
+    public static func change(setting name: String, to value: JSONValue) -> Result<PropertyChange, IPCError> {
+        switch name {
+        case "pause":
+            return flag(value).map { .success(.pause($0)) } ?? .failure(.unsupportedFormat)
+        case "mute":
+            return flag(value).map { .success(.mute($0)) } ?? .failure(.unsupportedFormat)
+        case "time-pos":
+            guard let seconds = number(value), seconds.isFinite else { return .failure(.unsupportedFormat) }
+            return .success(.position(seconds))
+        case "volume":
+            // mpv takes up to 130 (its volume-max); HPlayer's scale ends at 100.
+            guard let level = number(value), (0...130).contains(level) else { return .failure(.unsupportedFormat) }
+            return .success(.volume(Int(min(100, level).rounded())))
+        case "loop-file":
+            switch value {
+            case .bool(let on): return .success(.loopFile(on))
+            case .string("inf"), .string("yes"): return .success(.loopFile(true))
+            case .string("no"): return .success(.loopFile(false))
+            default: return .failure(.unsupportedFormat)
+            }
+        case "speed":
+            // Playback at other speeds comes with the playback-controls work; 1 is accepted.
+            guard let factor = number(value), (0.01...100).contains(factor) else { return .failure(.unsupportedFormat) }
+            return factor == 1 ? .success(.normalSpeed) : .failure(.propertyUnavailable)
+        case _ where names.contains(name):
+            return .failure(.accessDenied)
+        default:
+            return .failure(.propertyNotFound)
+        }
+    }
+
+    private static func flag(_ value: JSONValue) -> Bool? {
+        switch value {
+        case .bool(let on): return on
+        case .string("yes"): return true
+        case .string("no"): return false
+        default: return nil
+        }
+    }
+
+    private static func number(_ value: JSONValue) -> Double? {
+        value.number ?? value.string.flatMap(Double.init)
+    }
+}

@@ -1,0 +1,59 @@
+import HPlayerIPC
+import Testing
+
+struct PlayerPropertiesTests {
+    static let snapshot = PropertySnapshot(isPaused: false, position: 3.5, duration: 10, volume: 80, isMuted: false, isLooping: true,
+                                           isEndReached: false, isPausedForCache: false, cacheDuration: 2.25, avsync: -0.002,
+                                           droppedFrames: 4)
+
+    @Test("Reading", arguments: [
+        ("pause", Result<JSONValue, IPCError>.success(.bool(false))),
+        ("time-pos", .success(.number(3.5))),
+        ("duration", .success(.number(10))),
+        ("speed", .success(.number(1))),
+        ("volume", .success(.number(80))),
+        ("mute", .success(.bool(false))),
+        ("loop-file", .success(.string("inf"))),
+        ("eof-reached", .success(.bool(false))),
+        ("paused-for-cache", .success(.bool(false))),
+        ("demuxer-cache-duration", .success(.number(2.25))),
+        ("avsync", .success(.number(-0.002))),
+        ("frame-drop-count", .success(.number(4))),
+        ("no-such-thing", .failure(.propertyNotFound)),
+    ])
+    func reads(name: String, value: Result<JSONValue, IPCError>) {
+        #expect(PlayerProperties.value(of: name, in: Self.snapshot) == value)
+    }
+
+    @Test func unknownDurationAndLoopOffReadAsMpvs() {
+        var snapshot = Self.snapshot
+        snapshot.duration = nil
+        snapshot.isLooping = false
+        #expect(PlayerProperties.value(of: "duration", in: snapshot) == .failure(.propertyUnavailable))
+        #expect(PlayerProperties.value(of: "loop-file", in: snapshot) == .success(.bool(false)))
+    }
+
+    @Test("Setting", arguments: [
+        ("pause", JSONValue.bool(true), Result<PropertyChange, IPCError>.success(.pause(true))),
+        ("pause", .string("no"), .success(.pause(false))),
+        ("pause", .number(1), .failure(.unsupportedFormat)),
+        ("time-pos", .number(4.5), .success(.position(4.5))),
+        ("volume", .number(50), .success(.volume(50))),
+        ("volume", .number(120), .success(.volume(100))),
+        ("volume", .number(200), .failure(.unsupportedFormat)),
+        ("volume", .string("abc"), .failure(.unsupportedFormat)),
+        ("mute", .bool(true), .success(.mute(true))),
+        ("loop-file", .string("inf"), .success(.loopFile(true))),
+        ("loop-file", .bool(false), .success(.loopFile(false))),
+        ("loop-file", .number(3), .failure(.unsupportedFormat)),
+        ("speed", .number(1), .success(.normalSpeed)),
+        ("speed", .number(2), .failure(.propertyUnavailable)),
+        ("speed", .number(9999), .failure(.unsupportedFormat)),
+        ("duration", .number(3), .failure(.accessDenied)),
+        ("frame-drop-count", .number(0), .failure(.accessDenied)),
+        ("no-such-thing", .number(0), .failure(.propertyNotFound)),
+    ])
+    func sets(name: String, value: JSONValue, change: Result<PropertyChange, IPCError>) {
+        #expect(PlayerProperties.change(setting: name, to: value) == change)
+    }
+}

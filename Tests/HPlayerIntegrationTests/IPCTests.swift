@@ -1,0 +1,142 @@
+import Foundation
+import HPlayerIPC
+import HPlayerKit
+import Testing
+
+extension Playback {
+    /// mpv's JSON IPC: one client drives hplayer and mpv with the same requests, and the answers
+    /// must have the same shape.
+    @Suite struct IPC {
+        static let hasMpv = (try? Command.run(["which", "mpv"]))?.status == 0
+
+        /// A running player with its socket and a client connected to it.
+        struct Driven {
+            let process: BackgroundProcess
+            let socket: String
+            let client: IPCClient
+        }
+
+        func hplayer(_ clip: String, _ extra: [String] = []) throws -> Driven {
+            let socket = Fixtures.newFolder("ipc") + "/hplayer.sock"
+            let process = try BackgroundProcess([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--no-status",
+                                                 "--input-ipc-server", socket] + extra)
+            return Driven(process: process, socket: socket, client: try IPCClient(path: socket))
+        }
+
+        func mpv(_ clip: String) throws -> Driven {
+            let socket = Fixtures.newFolder("ipc") + "/mpv.sock"
+            let process = try BackgroundProcess(["mpv", "--no-config", "--really-quiet", "--vo=null", "--ao=null",
+                                                 "--input-ipc-server=\(socket)", clip])
+            return Driven(process: process, socket: socket, client: try IPCClient(path: socket))
+        }
+
+        static let requests: [[JSONValue]] = PlayerProperties.names.map { [.string("get_property"), .string($0)] } + [
+            [.string("get_property"), .string("no-such-property")],
+            [.string("set_property"), .string("pause"), .bool(true)],
+            [.string("get_property"), .string("pause")],
+            [.string("set_property"), .string("pause"), .bool(false)],
+            [.string("set_property"), .string("volume"), .number(50)],
+            [.string("set_property"), .string("volume"), .string("loud")],
+            [.string("set_property"), .string("speed"), .number(9999)],
+            [.string("set_property"), .string("duration"), .number(3)],
+            [.string("set_property"), .string("loop-file"), .string("inf")],
+            [.string("get_property"), .string("loop-file")],
+            [.string("set_property"), .string("loop-file"), .bool(false)],
+            [.string("get_property"), .string("loop-file")],
+            [.string("seek"), .number(2), .string("absolute"), .string("exact")],
+            [.string("seek"), .number(-1)],
+            [.string("seek"), .number(50), .string("absolute-percent+keyframes")],
+            [.string("seek"), .string("here")],
+            [.string("no_such_command")],
+            [],
+        ]
+
+        @Test("Every reply has the shape of mpv's", .enabled(if: hasMpv, "needs mpv"), .timeLimit(.minutes(2)))
+        func repliesHaveMpvsShape() throws {
+            let clip = try Clips.audioVideo(seconds: 10)
+            let players = [try hplayer(clip), try mpv(clip)]
+            for player in players { #expect(player.client.waitUntilLoaded()) }
+            for words in Self.requests {
+                let replies = players.map { $0.client.request(words)?.shape ?? "no reply" }
+                #expect(replies[0] == replies[1], "\(words): hplayer \(replies[0]), mpv \(replies[1])")
+            }
+            // An observed property is reported at once after the reply, then at each change.
+            for player in players {
+                let reply = player.client.request([.string("observe_property"), .number(7), .string("pause")])
+                #expect(reply?.shape == #"{error:"success",request_id:number}"#)
+                #expect(player.client.event("property-change")?.shape == #"{data:bool,event:"property-change",id:number,name:"pause"}"#)
+                _ = player.client.request([.string("set_property"), .string("pause"), .bool(true)])
+                #expect(player.client.event("property-change")?["data"] == .bool(true))
+            }
+            // Not JSON: "invalid parameter" with request_id 0, from both.
+            let garbage = players.map { player in
+                player.client.send(raw: "{not json\n")
+                return player.client.readUntil(timeout: 5) { $0["error"] != nil }?.shape ?? "no reply"
+            }
+            #expect(garbage[0] == garbage[1], "hplayer \(garbage[0]), mpv \(garbage[1])")
+            for player in players {
+                #expect(player.client.request([.string("quit")]) != nil || !player.process.isRunning)
+                #expect(player.process.wait(timeout: 10) == 0)
+            }
+        }
+
+        @Test("Seek and loadfile tell the events mpv tells, in its order", .enabled(if: hasMpv, "needs mpv"), .timeLimit(.minutes(2)))
+        func eventsHaveMpvsShape() throws {
+            let clip = try Clips.audioVideo(seconds: 10)
+            let players = [try hplayer(clip), try mpv(clip)]
+            var seen: [[String]] = []
+            for player in players {
+                #expect(player.client.waitUntilLoaded())
+                player.client.events.removeAll()
+                _ = player.client.request([.string("seek"), .number(5), .string("absolute"), .string("exact")])
+                #expect(player.client.event("seek") != nil)
+                #expect(player.client.event("playback-restart") != nil)
+                player.client.events.removeAll()
+                let reply = player.client.request([.string("loadfile"), .string(clip), .string("replace")])
+                #expect(reply?["data"]?["playlist_entry_id"]?.number == 2)
+                #expect(player.client.readUntil(timeout: 10) { $0["event"] == .string("playback-restart") } != nil)
+                // What clients key on; mpv also tells of audio and video reconfiguration.
+                let names = ["end-file", "start-file", "file-loaded", "playback-restart"]
+                seen.append(player.client.events.filter { names.contains($0["event"]?.string ?? "") }.map(\.shape))
+                _ = player.client.request([.string("quit")])
+                #expect(player.process.wait(timeout: 10) == 0)
+            }
+            #expect(seen[0] == seen[1], "hplayer: \(seen[0])\nmpv: \(seen[1])")
+            #expect(seen[0].first == #"{event:"end-file",playlist_entry_id:number,reason:"stop"}"#)
+            #expect(seen[0].last == #"{event:"playback-restart"}"#)
+        }
+
+        @Test("Bad clients are answered or dropped, and playback goes on to the end", .timeLimit(.minutes(1)))
+        func badClientsDoNotStopPlayback() throws {
+            let clip = try Clips.audioVideo(seconds: 4)
+            let player = try hplayer(clip)
+            let socket = player.socket
+            // Half a request, then gone.
+            try IPCClient(path: socket).send(raw: #"{"command": ["get_prop"#)
+            // Many requests and never a read: its replies pile up until it is dropped or leaves.
+            let silent = try IPCClient(path: socket)
+            for _ in 0..<2000 { silent.send(raw: #"{"command": ["get_property", "time-pos"]}"# + "\n") }
+            // A line that never ends: dropped past 1 MiB.
+            let endless = try IPCClient(path: socket)
+            endless.send(raw: String(repeating: "x", count: 2 << 20))
+            #expect(player.client.request([.string("no_such_command")])?["error"] == .string("invalid parameter"))
+            #expect(player.client.request([.string("get_property"), .string("time-pos")])?["error"] == .string("success"))
+            #expect(player.client.event("end-file", timeout: 20)?["reason"] == .string("eof"))
+            #expect(player.process.wait(timeout: 10) == 0)
+        }
+
+        @Test func aSocketPathThatCannotBeUsed() throws {
+            let clip = try Clips.audioVideo(seconds: 2)
+            let missing = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--input-ipc-server", "/nonexistent/dir/sock"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.split(separator: "\n") == ["hplayer: error: --input-ipc-server: /nonexistent/dir/sock: No such file or directory"])
+            // A file that is not a socket is left as it is.
+            let file = Fixtures.newFolder("ipc-file") + "/notes.txt"
+            try "keep me".write(toFile: file, atomically: true, encoding: .utf8)
+            let taken = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--input-ipc-server", file])
+            #expect(taken.status == 2)
+            #expect(taken.stderr.hasSuffix("exists and is not a socket\n"), "stderr: \(taken.stderr)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+        }
+    }
+}
