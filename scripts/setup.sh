@@ -2,7 +2,8 @@
 # Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's and SDL2's
 # development libraries, libpulse (to ask the sound server its latency), a font for the
 # on-screen display, and the ffmpeg tool. With --for-tests, also what the tests drive and
-# measure with: an X server, a sound server, X tools, and mpv to compare with.
+# measure with: an X server, a sound server, X tools, mpv to compare with, and what the
+# benchmark harness runs on (GNU time, Python).
 set -euo pipefail
 
 packages=(
@@ -12,7 +13,7 @@ packages=(
   ffmpeg
 )
 if [ "${1:-}" = "--for-tests" ]; then
-  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv)
+  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3)
 fi
 
 missing=()

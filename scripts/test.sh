@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: unit tests, integration tests on clips made with ffmpeg, the
-# desktop tests on an X server and a sound server, and the sweep over ../shared/corpus (skipped,
-# and said so, where the corpus is absent). Starts its own Xvfb and PulseAudio (with a null sink)
+# desktop tests on an X server and a sound server, the sweep over ../shared/corpus (skipped,
+# and said so, where the corpus is absent), and a smoke run of the benchmark harness. Starts its own Xvfb and PulseAudio (with a null sink)
 # when none is running, and stops them after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,4 +21,9 @@ if [ "$status" -ne 0 ]; then
   grep -E '✘|error:|fatal|Fatal' "$log" | grep -v '^.*✔' || true
 fi
 rm -f "$log"
+# The benchmark harness, once through on a small clip, so it does not rot (no figures are judged).
+if [ "$status" -eq 0 ]; then
+  echo "== bench/compare.sh --smoke =="
+  bench/compare.sh --smoke || status=$?
+fi
 exit "$status"

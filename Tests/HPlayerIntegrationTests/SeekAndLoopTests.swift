@@ -52,6 +52,26 @@ extension Playback {
             session.close()
         }
 
+        @Test("A key-frame seek while playing: sound and picture start together at the key frame")
+        func keyframeSeekWhilePlaying() async throws {
+            let session = PlayerSession(url: try Self.clip(), name: "keyframe-playing")
+            session.player.prepare()
+            session.player.play()
+            try #require(await until { session.presentedFrames.count > 10 }, "no playback")
+            let mark = session.eventCount
+            let requested = MonotonicClock.now()
+            session.player.seek(to: 2.7, mode: .keyframe)
+            try await session.waitForSeekDone(after: mark)
+            // Playback stood under 1 s when the seek was asked: the first sound past 1 s is the seek's.
+            #expect(await until { session.audioCallbacks.contains { ($0.firstPts ?? 0) > 1 } })
+            session.close()
+            // The demuxer puts the sound a few frames before the key frame (its B-frame delay):
+            // that sound is skipped, not played while the picture waits.
+            #expect(session.presentedFrames.first { $0.presentedAt > requested }?.pts == 2.0)
+            let firstHeard = session.audioCallbacks.first { ($0.firstPts ?? 0) > 1 }?.firstPts ?? 0
+            #expect(abs(firstHeard - 2.0) < 0.001, "sound after the seek starts at \(firstHeard)")
+        }
+
         @Test("Seek while playing: nothing from before the seek is presented after it")
         func seekWhilePlaying() async throws {
             let session = PlayerSession(url: try Self.clip(), name: "playing")

@@ -31,6 +31,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     private var loopOffset = 0.0
     private var lastPass = 0
     private var endReported = false
+    /// Whether any sample of this serial has been written yet.
+    private var hasStartedSerial = false
 
     init(track: Track, clock: MasterClock, notifier: RenderNotifier) {
         self.track = track
@@ -77,6 +79,17 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             }
             guard let frame = current else { break }
             let framePosition = frame.pts + Double(frame.consumedSamples) / rate
+            if !hasStartedSerial, let expected = nextPts, expected - framePosition > Self.gapThreshold {
+                // Sound from before the timeline's start (a seek to a key frame leaves the audio
+                // a little ahead of the picture): skipped, so the picture need not wait for it.
+                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(((expected - framePosition) * rate).rounded()))
+                if frame.consumedSamples >= frame.sampleCount {
+                    track.recycle(frame)
+                    current = nil
+                }
+                continue
+            }
+            hasStartedSerial = true
             if let expected = nextPts, framePosition - expected > Self.gapThreshold {
                 let silence = min(sampleCount - written, Int(((framePosition - expected) * rate).rounded()))
                 memset(buffer + written * bytesPerFrame, 0, silence * bytesPerFrame)
@@ -154,5 +167,6 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         loopOffset = 0
         lastPass = 0
         endReported = false
+        hasStartedSerial = false
     }
 }

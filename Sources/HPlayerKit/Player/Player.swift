@@ -34,6 +34,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var presentedSerial = -1
     /// Whether `started` (or a seek's `seekDone`) has been told since opening.
     private var hasStarted = false
+    private var hasSeeked = false
     /// Where playback stands while the clock has no time (after a seek, before playing).
     private var restingPosition = 0.0
     private var audioEnded = false
@@ -256,6 +257,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         updateRendering()
         serial = source.seek(to: target, mode: mode)
         seekTarget = target
+        hasSeeked = true
         clock.invalidate()
         audioEnded = false
         videoEnded = false
@@ -324,8 +326,11 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         }
     }
 
-    /// Where the timeline of a new serial starts: the earliest first frame of its tracks, so
-    /// audio that starts later than the video begins with silence instead of dragging it along.
+    /// Where the timeline of a new serial starts. At the opening, the earliest first frame of its
+    /// tracks, so audio that starts later than the video begins with silence instead of dragging
+    /// it along. After a seek, the first picture when there is one, as mpv does: a seek to a key
+    /// frame leaves the audio up to a few frames ahead of it, and that sound is skipped rather than
+    /// making the picture wait.
     private func timelineStart() -> Double? {
         let video = videoRenderer?.firstPts(serial: serial)
         let rate = Double(audioTrack?.audioFormat?.sampleRate ?? 1)
@@ -334,7 +339,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) / rate }
         }
         switch (video, audio) {
-        case let (video?, audio?): return min(video, audio)
+        case let (video?, audio?): return hasSeeked ? video : min(video, audio)
         case let (video?, nil): return video
         case let (nil, audio?): return audio
         case (nil, nil): return nil
