@@ -19,6 +19,15 @@ extension Playback {
             return session
         }
 
+        /// Opens playing and waits until more than `frames` frames are presented.
+        private func playingSession(_ name: String, frames: Int) async throws -> PlayerSession {
+            let session = PlayerSession(url: try Self.clip(), name: name)
+            session.player.prepare()
+            session.player.play()
+            try #require(await until { session.presentedFrames.count > frames }, "no playback")
+            return session
+        }
+
         /// Seeks a paused session and waits for the seek to land; the pts of the frame it presented.
         private func seekWhilePaused(_ session: PlayerSession, to target: Double, mode: SeekMode) async throws -> Double? {
             let mark = session.eventCount
@@ -54,10 +63,7 @@ extension Playback {
 
         @Test("A key-frame seek while playing: sound and picture start together at the key frame")
         func keyframeSeekWhilePlaying() async throws {
-            let session = PlayerSession(url: try Self.clip(), name: "keyframe-playing")
-            session.player.prepare()
-            session.player.play()
-            try #require(await until { session.presentedFrames.count > 10 }, "no playback")
+            let session = try await playingSession("keyframe-playing", frames: 10)
             let mark = session.eventCount
             let requested = MonotonicClock.now()
             session.player.seek(to: 2.7, mode: .keyframe)
@@ -74,10 +80,7 @@ extension Playback {
 
         @Test("Seek while playing: nothing from before the seek is presented after it")
         func seekWhilePlaying() async throws {
-            let session = PlayerSession(url: try Self.clip(), name: "playing")
-            session.player.prepare()
-            session.player.play()
-            try #require(await until { session.presentedFrames.count > 25 }, "no second of playback")
+            let session = try await playingSession("playing", frames: 25)
             let requested = MonotonicClock.now()
             session.player.seek(to: 4.3, mode: .exact)
             try await session.waitForFinished()
