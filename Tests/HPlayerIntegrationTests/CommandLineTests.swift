@@ -173,11 +173,16 @@ extension Playback {
 
         /// Runs hplayer in a terminal (`script` gives it one), types `keys` after the delays, and
         /// gives back what the terminal showed, with the terminal's settings before and after.
+        /// The first delay counts from the first status line: by then hplayer reads keys, so a
+        /// slow start cannot turn a typed Ctrl-C into a signal to the whole terminal session.
         private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)]) throws -> (output: String, before: String, after: String) {
-            let typing = keys.map { "sleep \($0.delay); printf '\($0.text)'" }.joined(separator: "; ")
+            let shown = Fixtures.newFolder("terminal") + "/shown"
+            let waitForStatus = "i=0; until grep -q 'AV: ' \(shown) || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done"
+            let typing = [waitForStatus] + keys.map { "sleep \($0.delay); printf '\($0.text)'" }
             let session = "stty -g; \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
-            let result = try Command.run(["sh", "-c", "(\(typing)) | script -qec \"\(session)\" /dev/null"], timeout: 30)
-            let lines = result.stdout.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
+            _ = try Command.run(["sh", "-c", "(\(typing.joined(separator: "; "))) | script -qec \"\(session)\" /dev/null > \(shown)"], timeout: 30)
+            let output = try String(contentsOfFile: shown, encoding: .utf8)
+            let lines = output.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
             let settings = lines.filter { $0.split(separator: ":").count > 30 }  // stty -g: the settings, colon-separated
             return (lines.joined(separator: "\n"), settings.first ?? "", settings.dropFirst().first ?? "")
         }
@@ -185,12 +190,12 @@ extension Playback {
         @Test("Keys typed in the terminal pause and quit; the terminal is left as it was, on q and on Ctrl-C")
         func terminalKeys() throws {
             let clip = try Clips.audioVideo(seconds: 8)
-            let quit = try inTerminal(clip, typing: [(1.5, " "), (1.0, "q")])
+            let quit = try inTerminal(clip, typing: [(0.5, " "), (1.0, "q")])
             #expect(quit.output.contains("(Paused) AV: "), "no pause: \(quit.output)")
             #expect(quit.output.contains("EXIT=0"), "q did not quit with status 0: \(quit.output)")
             #expect(!quit.before.isEmpty && quit.after == quit.before, "terminal settings changed: \(quit.before) → \(quit.after)")
 
-            let interrupted = try inTerminal(clip, typing: [(1.5, "\\003")])
+            let interrupted = try inTerminal(clip, typing: [(0.5, "\\003")])
             #expect(interrupted.output.contains("EXIT=130"), "Ctrl-C: \(interrupted.output)")
             #expect(!interrupted.before.isEmpty && interrupted.after == interrupted.before,
                     "terminal settings changed: \(interrupted.before) → \(interrupted.after)")
