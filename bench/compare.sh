@@ -8,7 +8,7 @@
 #   5. sync over 60 s of playback: mean and largest |A-V| by each player's own avsync, dropped frames
 # Clips (made here with ffmpeg): 1080p30 H.264 60 s + AAC; 4K HEVC 10 s; 720p VP9 + Opus 20 s;
 # 10 min AAC audio only.
-# Usage: bench/compare.sh [RUNS]      (default 5; release build)
+# Usage: bench/compare.sh [RUNS]      (default 5; release build, Swift runtime linked in)
 #        bench/compare.sh --smoke     (one small clip, one run, the debug build: CI's check that it runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +27,7 @@ if [ -n "$smoke" ]; then
     -c:v libx264 -preset ultrafast -g 25 -c:a aac "$work/small.mp4"
   clips=("small.mp4"); realtime_clip=small.mp4; sync_clip=small.mp4; realtime_seconds=4; seek_count=2
 else
-  swift build -c release >/dev/null
-  hplayer=.build/release/hplayer
+  build_release
   echo "making the clips..." >&2
   make_1080p_clip "$work/h264-1080p30-60s.mp4" 60
   ffmpeg -v error -i "$work/h264-1080p30-60s.mp4" -t 30 -c copy "$work/h264-1080p30-30s.mp4"

@@ -16,8 +16,7 @@ source scripts/test-servers.sh
 start_test_servers
 trap 'stop_test_servers; rm -rf "$work"' EXIT
 
-swift build -c release >/dev/null
-hplayer=.build/release/hplayer
+build_release
 clip="$work/1080p30.mp4"
 make_1080p_clip "$clip" "$seconds"
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value as mpv's IPC sends and takes it: numbers, strings, booleans, null, arrays and objects.
 public enum JSONValue: Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import CFFmpeg
 import CSDL2
-import Foundation
+import FoundationEssentials
 import HPlayerKit
 import Logging
 

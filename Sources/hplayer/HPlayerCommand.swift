@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HPlayerKit
 import Logging
 
@@ -69,7 +69,7 @@ struct BenchCommand: ParsableCommand {
         do {
             let result = try DecodeBenchmark.run(url: url)
             FFmpegLineGate.open()
-            print("frames \(result.frames) seconds \(String(format: "%.3f", result.seconds)) fps \(String(format: "%.1f", result.framesPerSecond))")
+            print("frames \(result.frames) seconds \(cFormat("%.3f", result.seconds)) fps \(cFormat("%.1f", result.framesPerSecond))")
         } catch {
             throw CommandLineFailure.media(error)
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HPlayerKit
 
 /// `hplayer probe` without --json: one line for the file, one per stream.
@@ -7,8 +7,8 @@ enum ProbeText {
         var lines = ["Input: \(info.url)"]
         var summary = "  container: \(info.container)"
         if !info.containerLongName.isEmpty { summary += " (\(info.containerLongName))" }
-        summary += ", duration: " + (info.duration.map { String(format: "%.3f s", $0) } ?? "unknown")
-        summary += ", start: " + String(format: "%.3f s", info.startTime)
+        summary += ", duration: " + (info.duration.map { cFormat("%.3f s", $0) } ?? "unknown")
+        summary += ", start: " + cFormat("%.3f s", info.startTime)
         summary += ", bit rate: " + (info.bitRate.map { "\($0 / 1000) kb/s" } ?? "unknown")
         lines.append(summary)
         for stream in info.streams {
@@ -17,7 +17,7 @@ enum ProbeText {
             if let width = stream.width, let height = stream.height { parts.append("\(width)x\(height)") }
             if let aspect = stream.sampleAspectRatio { parts.append("SAR \(aspect)") }
             if let rotation = stream.rotation, rotation != 0 { parts.append("rotation \(rotation)°") }
-            if let rate = stream.frameRate { parts.append(String(format: "%.3g fps", rate)) }
+            if let rate = stream.frameRate { parts.append(cFormat("%.3g fps", rate)) }
             if let format = stream.pixelFormat { parts.append(format) }
             if let rate = stream.sampleRate { parts.append("\(rate) Hz") }
             if let channels = stream.channels {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import HPlayerKit
 
@@ -20,7 +20,7 @@ final class StatusLine: @unchecked Sendable {
         if let duration = status.duration, duration > 0 {
             text += " / \(TimeText.clock(duration)) (\(Int((status.position / duration * 100).rounded(.down)))%)"
         }
-        text += String(format: " A-V: %.3f Dropped: %d Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
+        text += cFormat(" A-V: %.3f Dropped: %ld Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
         return text
     }
 

@@ -45,8 +45,6 @@ do {
         print(HPlayerCommand.fullMessage(for: error))
         exit(0)
     }
-    let message = HPlayerCommand.message(for: error)
-        .replacingOccurrences(of: "\n", with: " ")
-        .trimmingCharacters(in: .whitespaces)
+    let message = HPlayerCommand.message(for: error).split(whereSeparator: \.isWhitespace).joined(separator: " ")
     fail("usage", message.isEmpty ? "invalid arguments (see hplayer --help)" : message, exitCode: 2)
 }

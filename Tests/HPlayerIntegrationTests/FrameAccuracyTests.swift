@@ -25,6 +25,25 @@ extension Playback {
             #expect(session.player.status.droppedFrames == 0)
         }
 
+        @Test("An exact seek skips decoding the B-frames before its target, and presents the frames ffmpeg decodes from it")
+        func exactSeekPresentsTheRightFrames() async throws {
+            // B-frames no other frame refers to (-b-pyramid none), a key frame every 2 s.
+            let clip = try Fixtures.clip("h264-nonref-b.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
+                "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-x264-params", "b-pyramid=none", "-g", "50", "-pix_fmt", "yuv420p"])
+            let expected = try Fixtures.frameMD5s(clip)
+            let session = PlayerSession(url: clip, name: "exact-nonref")
+            session.player.prepare()
+            try await session.waitForPrepared()
+            session.player.seek(to: 3.5, mode: .exact)
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            let frames = session.presentedFrames
+            #expect(frames.map(\.pts) == (88..<100).map { Double($0) / 25 })
+            #expect(frames.map(\.md5) == Array(expected.suffix(12)))
+        }
+
         @Test("A picture format the output does not take is converted, once, to one it does")
         func unsupportedPixelFormatIsConverted() async throws {
             let clip = try Clips.video("hevc10")

@@ -7,8 +7,9 @@ import Testing
         var queued: [Double]
         var clock: Double
         var mode: VideoSync.Mode
+        var isRestart = false
         var expected: VideoSync.Decision
-        var testDescription: String { "\(mode) clock \(clock) queued \(queued)" }
+        var testDescription: String { "\(mode)\(isRestart ? " restart" : "") clock \(clock) queued \(queued)" }
     }
 
     static let rows: [Row] = [
@@ -19,6 +20,12 @@ import Testing
         Row(queued: [0.1, 0.14], clock: 0.05, mode: .followAudio, expected: .init(nextDue: 0.1)),
         Row(queued: [0, 0.04], clock: 0.0395, mode: .followAudio, expected: .init(dropCount: 1, present: 1)),
         Row(queued: [], clock: 3, mode: .followAudio, expected: .init()),
+        // A restart: the first frame at once, though the clock (its sound) is a device latency behind…
+        Row(queued: [2.0, 2.04], clock: 1.979, mode: .followAudio, isRestart: true, expected: .init(present: 0, nextDue: 2.04)),
+        // …but not one far ahead of the sound, and never more than one frame early.
+        Row(queued: [2.0, 2.04], clock: 1.8, mode: .followAudio, isRestart: true, expected: .init(nextDue: 2.0)),
+        Row(queued: [2.0, 2.04, 2.08], clock: 2.05, mode: .followAudio, isRestart: true, expected: .init(dropCount: 1, present: 1, nextDue: 2.08)),
+        Row(queued: [2.0, 2.04], clock: 1.979, mode: .followAudio, expected: .init(nextDue: 2.0)),
         // Self-paced: in order, never dropped; far behind moves the clock.
         Row(queued: [0, 0.04], clock: 0.05, mode: .selfPaced, expected: .init(present: 0, nextDue: 0.04)),
         Row(queued: [0, 0.04], clock: 0.5, mode: .selfPaced, expected: .init(present: 0, resetClock: true, nextDue: 0.04)),
@@ -30,7 +37,7 @@ import Testing
 
     @Test(arguments: rows)
     func decision(_ row: Row) {
-        #expect(VideoSync.decide(queued: row.queued, clock: row.clock, mode: row.mode) == row.expected)
+        #expect(VideoSync.decide(queued: row.queued, clock: row.clock, mode: row.mode, isRestart: row.isRestart) == row.expected)
     }
 }
 

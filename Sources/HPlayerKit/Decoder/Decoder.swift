@@ -20,6 +20,8 @@ protocol Decoder: AnyObject {
     func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus
     /// Drops everything buffered (after a seek).
     func flush()
+    /// Skips decoding the packets that no other frame refers to (those before an exact seek's target).
+    var skipsNonReferenceFrames: Bool { get set }
 }
 
 /// FFmpeg software decoding.
@@ -41,6 +43,13 @@ final class SoftwareDecoder: Decoder {
     }
 
     func flush() { avcodec_flush_buffers(codec.context) }
+
+    var skipsNonReferenceFrames = false {
+        didSet {
+            // Frame threads take it over with each packet sent.
+            codec.context.pointee.skip_frame = skipsNonReferenceFrames ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+        }
+    }
 
     private static func status(_ result: Int32) -> DecoderStatus {
         switch result {

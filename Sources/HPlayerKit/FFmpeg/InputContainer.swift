@@ -20,8 +20,9 @@ final class InputContainer: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Opens `url` and reads enough to know its streams.
-    func open() throws(MediaError) {
+    /// Opens `url` and reads enough to know its streams: with libavformat's stream analysis when
+    /// `fullAnalysis` asks for it or the header alone does not say enough (`StreamAnalysis`).
+    func open(fullAnalysis: Bool) throws(MediaError) {
         guard let allocated = avformat_alloc_context() else {
             throw MediaError(input: url, reason: "out of memory")
         }
@@ -37,6 +38,10 @@ final class InputContainer: @unchecked Sendable {
             throw MediaError(input: url, reason: FFmpegError(openResult).description)
         }
         context = opened
+        let formatName = String(cString: opened!.pointee.iformat.pointee.name)
+        guard fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: streams.map(StreamAnalysis.header)) else {
+            return
+        }
         let infoResult = avformat_find_stream_info(opened, nil)
         if infoResult < 0 {
             close()
@@ -59,10 +64,14 @@ final class InputContainer: @unchecked Sendable {
         avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
     }
 
-    /// The container's first timestamp in seconds (0 when it gives none).
+    /// The container's first timestamp in seconds (0 when it gives none): the stream analysis
+    /// sets it; without one, the earliest stream start, as the analysis would.
     var startTime: Double {
-        guard let context, context.pointee.start_time != noTimestamp else { return 0 }
-        return Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+        guard let context else { return 0 }
+        if context.pointee.start_time != noTimestamp {
+            return Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+        }
+        return streams.compactMap { TimeBase($0.pointee.time_base).seconds($0.pointee.start_time) }.min() ?? 0
     }
 
     /// The container's duration in seconds, or nil when unknown (live streams).

@@ -64,6 +64,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         return track.frames.withContents { frames in frames.first(where: { $0.serial == serial })?.pts }
     }
 
+    /// How often a restart looks for the audio clock before it runs.
+    static let clockWait = 0.001
+
     func refresh(at time: Double) -> VideoRefresh {
         let (wanted, running, preview, followsAudio) = control.withLock { (wantedSerial, isRunning, previewWanted, self.followsAudio) }
         if wanted != serial { reset(to: wanted) }
@@ -80,11 +83,13 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             if isFinished, track.frames.withContents({ frames in dropStale(&frames); return frames.isEmpty }) {
                 return endOfVideo(clock: lastPresentedEnd ?? 0, at: time)
             }
-            return VideoRefresh(frame: nil, nextDeadline: nil)
+            // The first audio callback is about to set the clock: look again soon, not at the
+            // next poll, so the restart frame is not held back by the order the outputs start in.
+            return VideoRefresh(frame: nil, nextDeadline: firstPresentedPts == nil ? time + Self.clockWait : nil)
         }
         let (frame, decision, isEmpty) = track.frames.withContents { frames in
             dropStale(&frames)
-            let decision = VideoSync.decide(queued: frames.lazy.map(\.pts), clock: now, mode: mode)
+            let decision = VideoSync.decide(queued: frames.lazy.map(\.pts), clock: now, mode: mode, isRestart: firstPresentedPts == nil)
             for _ in 0..<decision.dropCount {
                 let late = frames.removeFirst()
                 if late.serial == serial { droppedFrames.add(1, ordering: .relaxed) }
@@ -112,7 +117,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             notifier.post(.firstFramePresented, serial: serial)
         }
         lastPresentedEnd = frame.pts + frame.duration
-        if let now = clock.time(at: time) {
+        // A restart frame shown ahead of its sound (VideoSync.restartLead) is early on purpose,
+        // not out of sync: A-V counts the frames the clock chose.
+        if let now = clock.time(at: time), now + VideoSync.tolerance >= frame.pts {
             avDifferenceMicroseconds.store(Int(((now - frame.pts) * 1_000_000).rounded()), ordering: .relaxed)
         }
         if frame.loopPass != lastPass {

@@ -34,10 +34,16 @@ public enum VideoSync {
     /// A self-paced frame this many seconds late resets the clock rather than rushing to catch up.
     public static let lateReset = 0.1
 
+    /// How far ahead of the audio clock the first frame after a start or a seek may be shown: the
+    /// picture appears at once, as mpv's does, instead of waiting out the sound device's latency,
+    /// and stays until the clock reaches the next frame.
+    public static let restartLead = 0.1
+
     /// - Parameters:
     ///   - queued: pts of the queued frames, oldest first (in pts order).
     ///   - clock: the master clock now.
-    public static func decide<Queue: RandomAccessCollection>(queued: Queue, clock: Double, mode: Mode) -> Decision
+    ///   - isRestart: nothing has been presented since the start or the seek.
+    public static func decide<Queue: RandomAccessCollection>(queued: Queue, clock: Double, mode: Mode, isRestart: Bool = false) -> Decision
     where Queue.Element == Double, Queue.Index == Int {
         guard let first = queued.first else { return Decision() }
         switch mode {
@@ -53,7 +59,10 @@ public enum VideoSync {
                 guard queued[index] <= clock + tolerance else { break }
                 newest = index
             }
-            guard let newest else { return Decision(nextDue: first) }
+            guard let newest else {
+                guard isRestart, first <= clock + restartLead else { return Decision(nextDue: first) }
+                return Decision(present: queued.startIndex, nextDue: queued.count > 1 ? queued[queued.startIndex + 1] : nil)
+            }
             let following = newest + 1 < queued.endIndex ? queued[newest + 1] : nil
             return Decision(dropCount: newest - queued.startIndex, present: newest, nextDue: following)
         }

@@ -5,7 +5,7 @@ public enum MediaProbe {
     /// Opens `url` just far enough to describe it.
     public static func probe(url: String) throws(MediaError) -> MediaInfo {
         let container = InputContainer(url: url)
-        try container.open()
+        try container.open(fullAnalysis: true)
         defer { container.close() }
         return info(of: container)
     }

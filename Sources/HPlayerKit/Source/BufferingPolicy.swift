@@ -40,6 +40,10 @@ public struct BufferingOptions: Sendable, Equatable {
     public var minimumBufferedDuration: Double = 3
     /// Reading pauses above this many seconds and resumes below half of it.
     public var maximumBufferedDuration: Double = 30
+    /// Decoded pictures a video track needs to start playing, on opening and after a seek (never
+    /// more than just over half its frame queue): the picture shown at once and the next, so the
+    /// decoder is a frame ahead when the clock starts.
+    public var videoFramesToStart = 2
     /// An audio track is playable at once on first open, and after a seek once it holds more than
     /// a second of packets, without waiting for its frame queue to fill.
     public var fastStartAudio = true
@@ -85,8 +89,9 @@ public enum BufferingPolicy {
         }
         switch phase {
         case .firstOpen, .afterSeek:
+            if track.kind == .video { return track.frameCount >= min(options.videoFramesToStart, track.frameCapacity / 2 + 1) }
             if track.frameCount > track.frameCapacity / 2 { return true }
-            guard track.kind == .audio, options.fastStartAudio else { return false }
+            guard options.fastStartAudio else { return false }
             return phase == .firstOpen || Double(track.packetCount) > track.packetsPerSecond
         case .steady:
             return bufferedDuration(track) >= requiredDuration(track, options: options)

@@ -106,7 +106,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
 
     /// Opens the container, makes a track per chosen stream and lets the delegate configure them.
     func openMedia() throws(MediaError) {
-        try container.open()
+        try container.open(fullAnalysis: false)
         tracks = try makeTracks()
         let info = MediaProbe.info(of: container)
         try delegate?.source(self, didOpen: info, tracks: tracks)
@@ -147,9 +147,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             }
             do {
                 let decoder = try SoftwareDecoder(stream: stream)
+                let frameCapacity = kind == .audio ? options.audioFrameQueueCapacity
+                    : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
+                                                     budget: options.videoFrameQueueBytes, maximum: options.videoFrameQueueCapacity)
                 made.append(Track(kind: kind, stream: stream, decoder: decoder, startTime: container.startTime,
-                                  packetCapacity: options.packetQueueCapacity,
-                                  frameCapacity: kind == .video ? options.videoFrameQueueCapacity : options.audioFrameQueueCapacity))
+                                  packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity))
             } catch {
                 problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")
                 stream.pointee.discard = AVDISCARD_ALL

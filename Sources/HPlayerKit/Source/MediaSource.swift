@@ -18,7 +18,10 @@ public enum SeekMode: String, Sendable {
 public struct SourceOptions: Sendable {
     public var buffering = BufferingOptions()
     public var packetQueueCapacity = 256
+    /// The most decoded pictures a video track queues; large pictures get fewer, within
+    /// `videoFrameQueueBytes` (never under 4).
     public var videoFrameQueueCapacity = 8
+    public var videoFrameQueueBytes = 16 << 20
     public var audioFrameQueueCapacity = 16
     public var isLooping = false
     /// The kinds of stream to play; the others are not even decoded.

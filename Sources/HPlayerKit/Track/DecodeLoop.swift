@@ -70,6 +70,10 @@ final class DecodeLoop: @unchecked Sendable {
             if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += offset }
         }
         segments.noteReading(packet.segment)
+        if track.kind == .video {
+            let skips = isBeforeDropTarget(avPacket)
+            if track.decoder.skipsNonReferenceFrames != skips { track.decoder.skipsNonReferenceFrames = skips }
+        }
         sentSinceFlush = true
         while !stopped {
             switch track.decoder.send(avPacket) {
@@ -84,6 +88,17 @@ final class DecodeLoop: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Whether a video packet lies a frame or more before an exact seek's target, so that if no
+    /// other frame refers to it, it need not be decoded at all (mpv's hr-seek-framedrop): an exact
+    /// seek then decodes from its key frame about half the frames. Not for a target at the
+    /// stream's end, which shows the last frame before it, whatever kind that is.
+    private func isBeforeDropTarget(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        let margin = track.nominalFrameDuration
+        guard let target = dropBefore, let end = track.declaredEnd, target < end - margin,
+              let pts = track.timeBase.seconds(packet.pointee.pts) else { return false }
+        return pts < target - margin
     }
 
     private func drain() {

@@ -9,8 +9,8 @@ final class BackgroundProcess: @unchecked Sendable {
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hplayer-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("out").path, contents: nil)
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("err").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("out").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("err").path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
