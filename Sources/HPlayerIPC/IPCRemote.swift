@@ -132,6 +132,10 @@ public final class IPCRemote: @unchecked Sendable {
                 apply(change, to: controller)
                 return .none
             }
+        case .frameStep(let forward):
+            guard let controller else { return .failure(.commandFailed) }
+            controller.perform(.stepFrame(forward: forward))
+            return .success(.some(.null))
         case .seek(let target, let reference, let precision):
             guard let controller else { return .failure(.commandFailed) }
             let status = controller.player.status
@@ -156,6 +160,8 @@ public final class IPCRemote: @unchecked Sendable {
         case .volume(let level): controller.player.volume = level
         case .mute(let muted): controller.player.isMuted = muted
         case .loopFile(let looping): controller.player.isLooping = looping
+        case .abLoopA(let a): controller.player.abLoop.a = a
+        case .abLoopB(let b): controller.player.abLoop.b = b
         case .normalSpeed: break
         }
     }
@@ -163,7 +169,7 @@ public final class IPCRemote: @unchecked Sendable {
     private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
         let player = controller.player
         return PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
-                                isMuted: player.isMuted, isLooping: player.isLooping)
+                                isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop)
     }
 
     // MARK: Observation (its own thread)

@@ -46,6 +46,8 @@ public enum IPCCommand: Equatable, Sendable {
     case setProperty(String, JSONValue)
     case observeProperty(id: Int, name: String)
     case unobserveProperty(id: Int)
+    /// `frame-step` and `frame-back-step`: pause and show the next frame, or the one before.
+    case frameStep(forward: Bool)
     case quit(code: Int32)
 
     public enum LoadMode: String, Sendable {
@@ -114,6 +116,9 @@ public enum IPCCommand: Equatable, Sendable {
         case "unobserve_property":
             guard arguments.count == 1, let id = number(0) else { return nil }
             self = .unobserveProperty(id: Int(id))
+        case "frame-step", "frame-back-step":
+            guard arguments.isEmpty else { return nil }
+            self = .frameStep(forward: name == "frame-step")
         case "quit":
             guard let code = arguments.isEmpty ? 0 : number(0), let exitCode = Int32(exactly: code) else { return nil }
             self = .quit(code: exitCode)

@@ -13,9 +13,11 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var cacheDuration: Double
     public var avsync: Double
     public var droppedFrames: Int
+    public var abLoop: ABLoop
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
-                isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int) {
+                isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
+                abLoop: ABLoop = ABLoop()) {
         self.isPaused = isPaused
         self.position = position
         self.duration = duration
@@ -27,15 +29,17 @@ public struct PropertySnapshot: Equatable, Sendable {
         self.cacheDuration = cacheDuration
         self.avsync = avsync
         self.droppedFrames = droppedFrames
+        self.abLoop = abLoop
     }
 
     /// `wantsToPlay` is what the person last asked for (the controller's autoplay): mpv's pause
     /// property says that too, not whether frames move at this instant.
-    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool) {
+    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool, abLoop: ABLoop) {
         self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: volume,
                   isMuted: isMuted, isLooping: isLooping, isEndReached: status.playbackState == .finished,
                   isPausedForCache: wantsToPlay && status.loadState == .loading && status.playbackState == .playing,
-                  cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames)
+                  cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames,
+                  abLoop: abLoop)
     }
 }
 
@@ -46,6 +50,9 @@ public enum PropertyChange: Equatable, Sendable {
     case volume(Int)
     case mute(Bool)
     case loopFile(Bool)
+    /// nil: the point is cleared ("no").
+    case abLoopA(Double?)
+    case abLoopB(Double?)
     /// Speed 1, the only one HPlayer plays at so far: nothing to change.
     case normalSpeed
 }
@@ -53,7 +60,7 @@ public enum PropertyChange: Equatable, Sendable {
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
-                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count"]
+                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -70,6 +77,9 @@ public enum PlayerProperties {
         case "demuxer-cache-duration": return .success(.number(snapshot.cacheDuration))
         case "avsync": return .success(.number(snapshot.avsync))
         case "frame-drop-count": return .success(.number(Double(snapshot.droppedFrames)))
+        // An A-B loop point reads "no" when it is not set.
+        case "ab-loop-a": return .success(snapshot.abLoop.a.map(JSONValue.number) ?? .string("no"))
+        case "ab-loop-b": return .success(snapshot.abLoop.b.map(JSONValue.number) ?? .string("no"))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -94,6 +104,17 @@ public enum PlayerProperties {
             case .string("no"): return .success(.loopFile(false))
             default: return .failure(.unsupportedFormat)
             }
+        case "ab-loop-a", "ab-loop-b":
+            let point: Double??
+            if value == .string("no") {
+                point = .some(nil)
+            } else if let seconds = number(value), seconds.isFinite, seconds >= 0 {
+                point = .some(seconds)
+            } else {
+                point = nil
+            }
+            guard let point else { return .failure(.unsupportedFormat) }
+            return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
         case "speed":
             // Playback at other speeds comes with the playback-controls work; 1 is accepted.
             guard let factor = number(value), (0.01...100).contains(factor) else { return .failure(.unsupportedFormat) }

@@ -14,7 +14,9 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play", abstract: "Play a file or URL (the default command).",
         discussion: """
             Keys (in the window, or in the terminal): space or p pause, left/right seek 5 s, up/down seek 60 s, \
-            L loop on/off, m mute, 9/0 volume down/up, f fullscreen, q or Esc quit. A click or drag on the progress bar seeks.
+            L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
+            m mute, 9/0 volume down/up, f fullscreen, q or Esc quit, Q quit and remember the position \
+            (--resume starts there). A click or drag on the progress bar seeks.
             """)
 
     @Argument(help: "The file or URL.") var url: String
@@ -25,8 +27,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("ao"), help: "Audio output: sdl (the sound device, the default), null, or record:DIR to write DIR/audio.wav and DIR/audio.tsv.")
     var audioOutput: OutputChoice?
 
-    @Option(help: "Start at this many seconds.") var start: Double?
+    @Option(help: "Start here: seconds, [[hh:]mm:]ss or a percentage (25%).") var start: StartPosition?
+    @Flag(help: "Start where Q (or q with --save-position-on-quit) left this file.") var resume = false
+    @Flag(name: .customLong("save-position-on-quit"), help: "q remembers the position too, as Q does.") var savePositionOnQuit = false
     @Flag(help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
+    @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
+    @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
     @Flag(name: .customLong("exact-seek"), help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
     @Flag(help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
@@ -39,8 +45,8 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        if let start, !(start >= 0) {
-            throw CommandLineFailure.usage(input: "--start", reason: "expected seconds >= 0, got \(start)")
+        for (name, point) in [("--ab-loop-a", abLoopA), ("--ab-loop-b", abLoopB)] {
+            if case .fraction = point { throw CommandLineFailure.usage(input: name, reason: "expected seconds or [[hh:]mm:]ss") }
         }
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
@@ -55,7 +61,8 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.isLooping = loop
         options.seekMode = exactSeek ? .exact : .keyframe
         options.isUntimed = untimed
-        let session = PlaybackSession()
+        options.abLoop = ABLoop(a: abLoopA?.seconds(duration: nil), b: abLoopB?.seconds(duration: nil))
+        let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit)
         let playlist = Playlist(url)
 
         var audio = audioOutput ?? .sdl
@@ -106,22 +113,25 @@ struct PlayCommand: AsyncParsableCommand {
                                 audioOutput: audio.makeAudioOutput(paced: !untimed),
                                 videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
             let controller = PlayerController(player: player)
-            session.attach(controller: controller, window: window)
+            session.attach(controller: controller, url: entry.url, window: window)
             remote?.begin(controller: controller, entryID: entry.id)
-            failure = await play(controller, startingAt: entry.id == 1 ? start : nil)
+            var startAt = entry.id == 1 ? start : nil
+            if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
+            failure = await play(controller, startingAt: startAt)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
             await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
         }
         if session.wasInterrupted { throw ExitCode(130) }
         if let code = session.quitCode, code != 0 { throw ExitCode(code) }
         if let failure, !session.isQuitting { throw CommandLineFailure.media(failure) }
+        if let failure = session.positionNotSaved { throw CommandLineFailure.media(failure) }
     }
 
     /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
-    private func play(_ controller: PlayerController, startingAt start: Double?) async -> MediaError? {
+    private func play(_ controller: PlayerController, startingAt start: StartPosition?) async -> MediaError? {
         let player = controller.player
         let events = player.events()
-        if let start { controller.seek(to: start, mode: nil) }
+        if let start { controller.seek(to: start, mode: .exact) }  // an absolute position: exact, as mpv
         let statusLine = noStatus ? nil : StatusLine()
         var statusTask: Task<Void, Never>?
         controller.load()
@@ -155,9 +165,13 @@ struct PlayCommand: AsyncParsableCommand {
 /// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
 /// and why it ended.
 final class PlaybackSession: @unchecked Sendable {
+    let watchLater: WatchLater
+    private let savesPositionOnQuit: Bool
     private struct State {
         var controller: PlayerControlling?
+        var url = ""
         var window: SDLWindow?
+        var positionNotSaved: MediaError?
         var interrupted = false
         var quitCode: Int32?
         var fileStopped = false
@@ -165,9 +179,15 @@ final class PlaybackSession: @unchecked Sendable {
 
     private let state = Locked(State())
 
-    func attach(controller: PlayerControlling, window: SDLWindow?) {
+    init(watchLater: WatchLater, savesPositionOnQuit: Bool) {
+        self.watchLater = watchLater
+        self.savesPositionOnQuit = savesPositionOnQuit
+    }
+
+    func attach(controller: PlayerControlling, url: String, window: SDLWindow?) {
         state.withLock {
             $0.controller = controller
+            $0.url = url
             $0.window = window
             $0.fileStopped = false
         }
@@ -175,10 +195,24 @@ final class PlaybackSession: @unchecked Sendable {
 
     @Sendable func handle(_ command: PlayerCommand) {
         let (controller, window) = state.withLock { ($0.controller, $0.window) }
-        if command == .quit {
+        if command == .quitSavingPosition || (command == .quit && savesPositionOnQuit) {
+            rememberPosition()
+            quit(0)
+        } else if command == .quit {
             quit(0)
         } else if let notice = controller?.perform(command) {
             window?.showNotice(notice)
+        }
+    }
+
+    /// Remembers where the file playing stands, for `--resume`; a failure is told at exit.
+    private func rememberPosition() {
+        let (controller, url) = state.withLock { ($0.controller, $0.url) }
+        guard let controller else { return }
+        do {
+            try watchLater.save(position: controller.player.status.position, for: url)
+        } catch {
+            state.withLock { $0.positionNotSaved = error }
         }
     }
 
@@ -213,6 +247,11 @@ final class PlaybackSession: @unchecked Sendable {
     var isQuitting: Bool { state.withLock { $0.quitCode != nil } }
     var quitCode: Int32? { state.withLock { $0.quitCode } }
     var wasFileStopped: Bool { state.withLock { $0.fileStopped } }
+    var positionNotSaved: MediaError? { state.withLock { $0.positionNotSaved } }
+}
+
+extension StartPosition: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
 }
 
 /// `sdl`, `null` or `record:DIR`.

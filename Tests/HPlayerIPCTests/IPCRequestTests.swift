@@ -16,6 +16,8 @@ struct IPCRequestTests {
         (#"{"command": ["set_property", "pause", true]}"#, .setProperty("pause", .bool(true)), .number(0)),
         (#"{"command": ["observe_property", 7, "pause"]}"#, .observeProperty(id: 7, name: "pause"), .number(0)),
         (#"{"command": ["unobserve_property", 7]}"#, .unobserveProperty(id: 7), .number(0)),
+        (#"{"command": ["frame-step"]}"#, .frameStep(forward: true), .number(0)),
+        (#"{"command": ["frame-back-step"], "request_id": 2}"#, .frameStep(forward: false), .number(2)),
         (#"{"command": ["quit"]}"#, .quit(code: 0), .number(0)),
         (#"{"command": ["quit", 3]}"#, .quit(code: 3), .number(0)),
     ])

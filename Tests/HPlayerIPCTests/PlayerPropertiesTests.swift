@@ -1,10 +1,11 @@
 import HPlayerIPC
+import HPlayerKit
 import Testing
 
 struct PlayerPropertiesTests {
     static let snapshot = PropertySnapshot(isPaused: false, position: 3.5, duration: 10, volume: 80, isMuted: false, isLooping: true,
                                            isEndReached: false, isPausedForCache: false, cacheDuration: 2.25, avsync: -0.002,
-                                           droppedFrames: 4)
+                                           droppedFrames: 4, abLoop: ABLoop(a: 1.5))
 
     @Test("Reading", arguments: [
         ("pause", Result<JSONValue, IPCError>.success(.bool(false))),
@@ -19,6 +20,8 @@ struct PlayerPropertiesTests {
         ("demuxer-cache-duration", .success(.number(2.25))),
         ("avsync", .success(.number(-0.002))),
         ("frame-drop-count", .success(.number(4))),
+        ("ab-loop-a", .success(.number(1.5))),
+        ("ab-loop-b", .success(.string("no"))),
         ("no-such-thing", .failure(.propertyNotFound)),
     ])
     func reads(name: String, value: Result<JSONValue, IPCError>) {
@@ -38,6 +41,9 @@ struct PlayerPropertiesTests {
         ("pause", .string("no"), .success(.pause(false))),
         ("pause", .number(1), .failure(.unsupportedFormat)),
         ("time-pos", .number(4.5), .success(.position(4.5))),
+        ("ab-loop-a", .number(2), .success(.abLoopA(2))),
+        ("ab-loop-b", .string("no"), .success(.abLoopB(nil))),
+        ("ab-loop-b", .string("later"), .failure(.unsupportedFormat)),
         ("volume", .number(50), .success(.volume(50))),
         ("volume", .number(120), .success(.volume(100))),
         ("volume", .number(200), .failure(.unsupportedFormat)),

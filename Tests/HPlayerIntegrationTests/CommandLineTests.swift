@@ -175,11 +175,11 @@ extension Playback {
         /// gives back what the terminal showed, with the terminal's settings before and after.
         /// The first delay counts from the first status line: by then hplayer reads keys, so a
         /// slow start cannot turn a typed Ctrl-C into a signal to the whole terminal session.
-        private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)]) throws -> (output: String, before: String, after: String) {
+        private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)], environment: String = "") throws -> (output: String, before: String, after: String) {
             let shown = Fixtures.newFolder("terminal") + "/shown"
             let waitForStatus = "i=0; until grep -q 'AV: ' \(shown) || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done"
             let typing = [waitForStatus] + keys.map { "sleep \($0.delay); printf '\($0.text)'" }
-            let session = "stty -g; \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
+            let session = "stty -g; \(environment) \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
             _ = try Command.run(["sh", "-c", "(\(typing.joined(separator: "; "))) | script -qec \"\(session)\" /dev/null > \(shown)"], timeout: 30)
             let output = try String(contentsOfFile: shown, encoding: .utf8)
             let lines = output.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
@@ -199,6 +199,47 @@ extension Playback {
             #expect(interrupted.output.contains("EXIT=130"), "Ctrl-C: \(interrupted.output)")
             #expect(!interrupted.before.isEmpty && interrupted.after == interrupted.before,
                     "terminal settings changed: \(interrupted.before) → \(interrupted.after)")
+        }
+
+        @Test("--start takes seconds, [[hh:]mm:]ss and a percentage of the duration", arguments: ["1.5", "0:02", "00:00:01", "25%"])
+        func startForms(_ start: String) throws {
+            let clip = try Clips.audioVideo(seconds: 4)
+            let duration = try JSONDecoder().decode(MediaInfo.self, from: Data(hplayer("probe", clip, "--json").stdout.utf8)).duration ?? 0
+            let seconds = StartPosition(start)!.seconds(duration: duration)!
+            let folder = Fixtures.newFolder("start")
+            let result = try hplayer(clip, "--vo", "record:\(folder)", "--ao", "null", "--no-status", "--start", start)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let first = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").first.flatMap { Double($0.split(separator: "\t")[0]) }
+            #expect(try first == Fixtures.framePts(clip).first { $0 >= seconds - 1e-6 }, "--start \(start) (\(seconds) s)")
+        }
+
+        @Test("Q remembers the position; --resume starts there once; an unwritable state folder is one error line")
+        func quitAndResume() throws {
+            let clip = try Clips.audioVideo(seconds: 8)
+            let state = Fixtures.newFolder("state")
+            let quit = try inTerminal(clip, typing: [(1.0, "Q")], environment: "XDG_STATE_HOME=\(state)")
+            #expect(quit.output.contains("EXIT=0"), "Q: \(quit.output)")
+            let saved = try FileManager.default.contentsOfDirectory(atPath: state + "/hplayer/watch_later")
+            try #require(saved.count == 1)
+            let text = try String(contentsOfFile: state + "/hplayer/watch_later/" + saved[0], encoding: .utf8)
+            let position = try #require(text.split(separator: "\n").first { $0.hasPrefix("start=") }.flatMap { Double($0.dropFirst(6)) })
+            #expect(position > 0.5 && position < 7, "saved \(position)")
+
+            func firstFrame(resuming: Bool) throws -> Double? {
+                let folder = Fixtures.newFolder("resume")
+                let result = try Command.run(["XDG_STATE_HOME=\(state)", Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "null",
+                                              "--no-status"] + (resuming ? ["--resume"] : []), timeout: 30)
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                return try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").first.flatMap { Double($0.split(separator: "\t")[0]) }
+            }
+            #expect(try firstFrame(resuming: true) == Fixtures.framePts(clip).first { $0 >= position - 1e-6 })
+            #expect(try firstFrame(resuming: true) == 0, "the position is forgotten once resumed")
+
+            let unwritable = Fixtures.newFolder("state-file") + "/file"
+            try "x".write(toFile: unwritable, atomically: true, encoding: .utf8)
+            let failed = try inTerminal(clip, typing: [(0.5, "Q")], environment: "XDG_STATE_HOME=\(unwritable)")
+            #expect(failed.output.contains("EXIT=1"), "Q with an unwritable folder: \(failed.output)")
+            #expect(failed.output.contains("hplayer: error: \(unwritable): not a directory"), "\(failed.output)")
         }
 
         @Test func probeDescribesEveryStream() throws {

@@ -142,6 +142,58 @@ extension Playback {
             session.close()
         }
 
+        @Test("Frame steps: . presents the next frames while paused, , the one before; playing goes on from there")
+        func frameSteps() async throws {
+            let session = try await pausedSession("step")
+            for expected in [0.04, 0.08, 0.12] {
+                let presented = session.presentedFrames.count
+                session.player.stepFrame(forward: true)
+                try #require(await until { session.presentedFrames.count == presented + 1 }, "no frame after a step")
+                #expect(session.presentedFrames.last?.pts == expected)
+                #expect(abs(session.player.status.position - expected) < 0.001)
+            }
+            // Back: an exact seek from the key frame that keeps the frame before the one shown.
+            for expected in [0.08, 0.04] {
+                let mark = session.eventCount
+                session.player.stepFrame(forward: false)
+                try await session.waitForSeekDone(after: mark)
+                #expect(await until { session.presentedFrames.last?.pts == expected }, "step back did not land on \(expected)")
+            }
+            session.player.stepFrame(forward: true)
+            #expect(await until { session.presentedFrames.last?.pts == 0.08 })
+            #expect(session.player.playbackState == .paused)
+            // The picture stepped on while the sound stood still: playing again starts both at 0.08.
+            let mark = session.eventCount
+            let resumed = MonotonicClock.now()
+            session.player.play()
+            try await session.waitForSeekDone(after: mark)
+            #expect(await until { session.presentedFrames.filter { $0.presentedAt > resumed }.count > 10 })
+            session.close()
+            let after = session.presentedFrames.filter { $0.presentedAt > resumed }
+            #expect(after.first?.pts == 0.08, "playing again starts at the frame shown")
+            #expect(zip(after, after.dropFirst()).allSatisfy { abs($1.pts - $0.pts - 0.04) < 1e-6 })
+            let firstHeard = session.audioCallbacks.first { $0.playedAt > resumed && ($0.firstPts ?? -1) > 0 }?.firstPts
+            #expect(firstHeard.map { abs($0 - 0.08) < 0.001 } == true, "sound resumed at \(firstHeard ?? -1)")
+        }
+
+        @Test("A-B loop: playback repeats from A to B, each pass counted, nothing past B shown")
+        func abLoop() async throws {
+            var options = PlayerOptions()
+            options.abLoop = ABLoop(a: 1.0, b: 1.6)
+            let session = PlayerSession(url: try Self.clip(), options: options, name: "ab-loop")
+            session.player.prepare()
+            session.player.play()
+            // B reached twice: once after playing up to it, once after a pass from A. Then cleared,
+            // the third pass from A runs on to the end.
+            try await session.waitFor("two passes") { $0 == .loopDone(count: 2) }
+            session.player.abLoop = ABLoop()
+            try await session.waitForFinished()
+            session.close()
+            let frames = (0..<150).map { Double($0) / 25 }
+            let expected = Array(frames[0..<40]) + Array(frames[25..<40]) + Array(frames[25...])
+            #expect(session.presentedFrames.map(\.pts) == expected)
+        }
+
         @Test("A seek past the end goes to the start when looping")
         func seekPastTheEndLoops() async throws {
             var options = PlayerOptions()

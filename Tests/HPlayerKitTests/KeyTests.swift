@@ -16,13 +16,17 @@ import Testing
         (.character("f"), .toggleFullscreen),
         (.character("q"), .quit),
         (.escape, .quit),
+        (.character("Q"), .quitSavingPosition),
+        (.character("l"), .cycleABLoop),
+        (.character("."), .stepFrame(forward: true)),
+        (.character(","), .stepFrame(forward: false)),
     ])
     func binding(key: Key, command: PlayerCommand) {
         #expect(KeyBindings.command(for: key) == command)
     }
 
     @Test func unboundKeysDoNothing() {
-        for key in [Key.character("x"), .character("P"), .character("l"), .character("Q")] {
+        for key in [Key.character("x"), .character("P"), .character("j")] {
             #expect(KeyBindings.command(for: key) == nil)
         }
     }

@@ -17,6 +17,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var position = 0.0
     var duration: Double?
     var mediaInfo: MediaInfo? { nil }
+    var abLoop = ABLoop()
     var status: PlayerStatus {
         PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
                      bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)
@@ -37,6 +38,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     func play() { record("play") }
     func pause() { record("pause") }
     func seek(to position: Double, mode: SeekMode?) { record("seek \(position) \(mode.map { "\($0)" } ?? "default")") }
+    func stepFrame(forward: Bool) { record("step \(forward ? "forward" : "back")") }
     func close() { record("close") }
 }
 
@@ -125,6 +127,40 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         _ = controller.perform(.toggleMute)
         #expect(controller.perform(.changeVolume(by: -2)) == "Volume 96%")
         #expect(!player.isMuted, "changing the volume unmutes, as in mpv")
+    }
+
+    @Test("l sets A, then B, then clears; . and , step a frame and keep it paused")
+    func abLoopAndFrameStep() async {
+        let player = FakePlayer()
+        player.duration = 100
+        let controller = PlayerController(player: player)
+        controller.load()
+        player.emit(.prepared(preparedInfo))
+        #expect(await until { player.recorded == ["prepare", "play"] })
+        player.position = 12
+        #expect(controller.perform(.cycleABLoop) == "A-B loop start: 00:00:12")
+        player.position = 65
+        #expect(controller.perform(.cycleABLoop) == "A-B loop: 00:00:12 - 00:01:05")
+        #expect(player.abLoop == ABLoop(a: 12, b: 65) && player.abLoop.isActive)
+        #expect(controller.perform(.cycleABLoop) == "Clear A-B loop")
+        #expect(player.abLoop == ABLoop())
+
+        #expect(controller.perform(.stepFrame(forward: true)) == nil)
+        #expect(controller.perform(.stepFrame(forward: false)) == nil)
+        #expect(player.recorded.suffix(2) == ["step forward", "step back"])
+        #expect(!controller.autoplay, "a step leaves playback paused")
+        #expect(controller.perform(.togglePause) == "Playing")
+    }
+
+    @Test("A start position as a percentage waits for the duration")
+    func startAtAPercentage() async {
+        let player = FakePlayer()
+        let controller = PlayerController(player: player)
+        controller.seek(to: StartPosition("25%")!, mode: .exact)
+        controller.load()
+        let info = MediaInfo(url: "x", container: "test", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [])
+        player.emit(.prepared(info))
+        #expect(await until { player.recorded == ["prepare", "seek 2.5 exact", "play"] })
     }
 
     @Test func aClickOnTheBarOfMediaWithoutDurationDoesNothing() async {

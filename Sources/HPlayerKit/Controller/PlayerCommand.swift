@@ -6,11 +6,17 @@ public enum PlayerCommand: Equatable, Sendable {
     /// A point of the media as a fraction of its duration (a click on the progress bar).
     case seekToFraction(Double)
     case toggleLoop
+    /// Set A, then B, then clear the A-B loop (mpv's `l`).
+    case cycleABLoop
+    /// Pause and show the next frame, or the one before.
+    case stepFrame(forward: Bool)
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
     case toggleFullscreen
     case quit
+    /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
+    case quitSavingPosition
 }
 
 /// A key as the window or the terminal reports it.
@@ -30,11 +36,15 @@ public enum KeyBindings {
         case .up: return .seek(by: 60)
         case .down: return .seek(by: -60)
         case .character("L"): return .toggleLoop
+        case .character("l"): return .cycleABLoop
+        case .character("."): return .stepFrame(forward: true)
+        case .character(","): return .stepFrame(forward: false)
         case .character("m"): return .toggleMute
         case .character("9"): return .changeVolume(by: -2)
         case .character("0"): return .changeVolume(by: 2)
         case .character("f"): return .toggleFullscreen
         case .character("q"), .escape: return .quit
+        case .character("Q"): return .quitSavingPosition
         default: return nil
         }
     }

@@ -7,6 +7,8 @@ public protocol PlayerControlling: AnyObject, Sendable {
     func play()
     func pause()
     func seek(to position: Double, mode: SeekMode?)
+    /// A seek to a start position: a percentage waits for the duration, once prepared.
+    func seek(to start: StartPosition, mode: SeekMode?)
     /// Carries out a command from a key or a click; returns the notice to show for it, if any.
     /// Fullscreen and quit belong to the window and the program, and are left to them.
     @discardableResult
@@ -23,7 +25,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     private let lock = ConditionLock()
     private var autoplayValue: Bool
     private var isPrepared = false
-    private var pendingSeek: (position: Double, mode: SeekMode?)?
+    private var pendingSeek: (target: StartPosition, mode: SeekMode?)?
     private var observation: Task<Void, Never>?
 
     public init(player: MediaPlayer, autoplay: Bool = true) {
@@ -32,8 +34,8 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         let events = player.events()
         observation = Task { [weak self] in
             for await event in events {
-                guard case .prepared = event else { continue }
-                self?.playerDidPrepare()
+                guard case .prepared(let info) = event else { continue }
+                self?.playerDidPrepare(duration: info.duration)
             }
         }
     }
@@ -58,11 +60,15 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     }
 
     public func seek(to position: Double, mode: SeekMode? = nil) {
+        seek(to: .seconds(position), mode: mode)
+    }
+
+    public func seek(to start: StartPosition, mode: SeekMode? = nil) {
         let prepared = lock.withLock {
-            if !isPrepared { pendingSeek = (position, mode) }
+            if !isPrepared { pendingSeek = (start, mode) }
             return isPrepared
         }
-        if prepared { player.seek(to: position, mode: mode) }
+        if prepared, let position = start.seconds(duration: player.status.duration) { player.seek(to: position, mode: mode) }
     }
 
     @discardableResult
@@ -81,6 +87,13 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         case .toggleLoop:
             player.isLooping.toggle()
             return player.isLooping ? "Loop on" : "Loop off"
+        case .cycleABLoop:
+            player.abLoop = player.abLoop.cycled(at: player.status.position)
+            return player.abLoop.notice
+        case .stepFrame(let forward):
+            lock.withLock { autoplayValue = false }
+            player.stepFrame(forward: forward)
+            return nil
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"
@@ -88,7 +101,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             player.volume = min(100, max(0, player.volume + points))
             player.isMuted = false
             return "Volume \(player.volume)%"
-        case .toggleFullscreen, .quit:
+        case .toggleFullscreen, .quit, .quitSavingPosition:
             return nil
         }
     }
@@ -105,13 +118,15 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         player.close()
     }
 
-    private func playerDidPrepare() {
+    private func playerDidPrepare(duration: Double?) {
         let (seek, autoplay) = lock.withLock {
             isPrepared = true
             defer { pendingSeek = nil }
             return (pendingSeek, autoplayValue)
         }
-        if let seek { player.seek(to: seek.position, mode: seek.mode) }
+        if let seek, let position = seek.target.seconds(duration: duration) {
+            player.seek(to: position, mode: seek.mode)
+        }
         if autoplay { player.play() }
     }
 }

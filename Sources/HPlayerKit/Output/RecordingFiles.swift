@@ -41,6 +41,16 @@ final class OutputFile: @unchecked Sendable {
     }
 }
 
+/// Makes `path` a folder, and the folders above it, where they are not already.
+public func makeDirectories(_ path: String) throws(MediaError) {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+        prefix += component
+        try makeDirectory(prefix)
+        prefix += "/"
+    }
+}
+
 /// Makes `path` a folder if it is not one already.
 func makeDirectory(_ path: String) throws(MediaError) {
     var status = stat()

@@ -22,6 +22,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     private var wantedSerial = 0
     private var timelineStart: Double?
     private var reportsLoops = false
+    /// Timeline pts where an A-B loop goes back to A (when there is no picture to say so).
+    private var loopEnd: Double?
 
     // The callback's own.
     private var serial = -1
@@ -31,6 +33,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     private var loopOffset = 0.0
     private var lastPass = 0
     private var endReported = false
+    private var loopEndReported = false
     /// Whether any sample of this serial has been written yet.
     private var hasStartedSerial = false
 
@@ -49,6 +52,10 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         control.withLock { self.gain = gain }
     }
 
+    func setLoopEnd(_ pts: Double?) {
+        control.withLock { loopEnd = pts }
+    }
+
     /// From now on play frames of `serial` only, starting the timeline at `start` when given.
     func begin(serial: Int, timelineStart start: Double?, reportsLoops: Bool) {
         control.withLock {
@@ -59,8 +66,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     }
 
     func render(into buffer: UnsafeMutableRawPointer, sampleCount: Int, at time: Double, latency: Double) -> Double? {
-        let (wanted, start, reportsLoops, format, gain) = control.withLock {
-            (wantedSerial, timelineStart, self.reportsLoops, self.format, self.gain)
+        let (wanted, start, reportsLoops, format, gain, loopEnd) = control.withLock {
+            (wantedSerial, timelineStart, self.reportsLoops, self.format, self.gain, self.loopEnd)
         }
         if wanted != serial { reset(to: wanted) }
         if nextPts == nil { nextPts = start }
@@ -90,6 +97,14 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 continue
             }
             hasStartedSerial = true
+            if let loopEnd, framePosition >= loopEnd {
+                // B reached: silence until the player's seek back to A.
+                if !loopEndReported {
+                    loopEndReported = true
+                    notifier.post(.loopEndReached, serial: serial)
+                }
+                break
+            }
             if let expected = nextPts, framePosition - expected > Self.gapThreshold {
                 let silence = min(sampleCount - written, Int(((framePosition - expected) * rate).rounded()))
                 memset(buffer + written * bytesPerFrame, 0, silence * bytesPerFrame)
@@ -99,7 +114,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 wroteTimeline = true
                 continue
             }
-            let count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
+            var count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
+            if let loopEnd { count = min(count, max(1, Int(((loopEnd - framePosition) * rate).rounded(.up)))) }
             if let samples = frame.plane(0) {
                 memcpy(buffer + written * bytesPerFrame, samples + frame.consumedSamples * bytesPerFrame, count * bytesPerFrame)
             } else {
@@ -167,6 +183,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         loopOffset = 0
         lastPass = 0
         endReported = false
+        loopEndReported = false
         hasStartedSerial = false
     }
 }

@@ -45,6 +45,10 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var observers: [AsyncStream<PlayerEvent>.Continuation] = []
     private var volumeValue = 100
     private var muted = false
+    private var abLoopValue: ABLoop
+    /// A forward frame step moved the picture on while the sound stood still: playing again
+    /// seeks to the frame shown, so both start there.
+    private var isStepped = false
     private var isClosed = false
 
     /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
@@ -55,6 +59,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         self.audioOutput = audioOutput
         self.videoOutput = videoOutput
         self.source = source ?? FFmpegSource(url: url, options: options.source)
+        abLoopValue = options.abLoop
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -84,6 +89,14 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         set { lock.withLock {
             muted = newValue
             applyGain()
+        } }
+    }
+
+    public var abLoop: ABLoop {
+        get { lock.withLock { abLoopValue } }
+        set { lock.withLock {
+            abLoopValue = newValue
+            applyLoopEnd()
         } }
     }
 
@@ -127,6 +140,9 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         lock.withLock {
             wantsToPlay = true
             switch playback {
+            case .paused where isStepped:
+                let position = clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? restingPosition
+                seekLocked(to: position, mode: .exact)
             case .idle, .paused: setPlayback(.playing)
             case .finished: seekLocked(to: 0, mode: options.seekMode)
             case .playing, .seeking, .stopped: break
@@ -145,6 +161,22 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     public func seek(to position: Double, mode: SeekMode? = nil) {
         lock.withLock { seekLocked(to: position, mode: mode ?? options.seekMode) }
+    }
+
+    public func stepFrame(forward: Bool) {
+        lock.withLock {
+            guard !isClosed, let videoRenderer, info != nil else { return }
+            wantsToPlay = false
+            if playback == .playing { setPlayback(.paused) }
+            updateRendering()
+            if !forward, let shown = videoRenderer.lastPresentedMediaPts {
+                seekLocked(to: shown - (info?.startTime ?? 0), mode: .frameBefore)
+            } else if forward, playback == .paused {
+                isStepped = true
+                videoRenderer.requestStep()
+                videoOutput.requestRefresh()
+            }
+        }
     }
 
     public func close() {
@@ -193,6 +225,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         }
         self.info = info
         applyGain()
+        applyLoopEnd()
         audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
         videoRenderer?.begin(serial: serial)
         emit(.prepared(info))
@@ -234,6 +267,11 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             case .loopPassed:
                 loopCount += 1
                 emit(.loopDone(count: loopCount))
+            case .loopEndReached:
+                guard abLoopValue.isActive, let a = abLoopValue.a else { return }
+                loopCount += 1
+                emit(.loopDone(count: loopCount))
+                seekLocked(to: a, mode: .exact)
             case .audioEnded:
                 audioEnded = true
                 videoRenderer?.stopFollowingAudio()
@@ -258,6 +296,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         serial = source.seek(to: target, mode: mode)
         seekTarget = target
         hasSeeked = true
+        isStepped = false
         clock.invalidate()
         audioEnded = false
         videoEnded = false
@@ -343,6 +382,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         case let (video?, nil): return video
         case let (nil, audio?): return audio
         case (nil, nil): return nil
+        }
+    }
+
+    /// B goes to the renderer that shows where playback stands: the picture, or the sound alone.
+    private func applyLoopEnd() {
+        let end = abLoopValue.isActive ? abLoopValue.b.map { $0 + (info?.startTime ?? 0) } : nil
+        if let videoRenderer {
+            videoRenderer.setLoopEnd(end)
+        } else {
+            audioRenderer?.setLoopEnd(end)
         }
     }
 

@@ -28,6 +28,8 @@ public struct PlayerOptions: Sendable {
     public var seekMode = SeekMode.keyframe
     /// Present every frame as soon as it is decoded, with no clock (`--untimed`).
     public var isUntimed = false
+    /// Repeat from A to B (`--ab-loop-a`, `--ab-loop-b`).
+    public var abLoop = ABLoop()
 
     public init() {}
 }
@@ -58,6 +60,8 @@ public protocol MediaPlayer: AnyObject, Sendable {
     var isMuted: Bool { get set }
     var mediaInfo: MediaInfo? { get }
     var status: PlayerStatus { get }
+    /// Playback repeats from A to B while both are set, with exact seeks; each pass is a `loopDone`.
+    var abLoop: ABLoop { get set }
     /// A new stream of every event from now on.
     func events() -> AsyncStream<PlayerEvent>
     /// Opens the media; `prepared` (or `finished` with an error) follows.
@@ -66,6 +70,9 @@ public protocol MediaPlayer: AnyObject, Sendable {
     func pause()
     /// Seeks to `position` seconds from the start; `mode` nil uses the player's default.
     func seek(to position: Double, mode: SeekMode?)
+    /// Pauses and shows the next frame (forward), or the frame before the one shown, as mpv's
+    /// frame-step and frame-back-step. Playing again picks the sound up at the frame shown.
+    func stepFrame(forward: Bool)
     /// Stops, joins every thread and frees everything.
     func close()
 }

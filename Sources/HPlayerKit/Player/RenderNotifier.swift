@@ -11,6 +11,8 @@ final class RenderNotifier: @unchecked Sendable {
         case firstFramePresented
         /// The first frame (or sample) of a new loop pass was presented.
         case loopPassed
+        /// Playback reached an A-B loop's B.
+        case loopEndReached
     }
 
     private let lock = ConditionLock()
@@ -20,6 +22,7 @@ final class RenderNotifier: @unchecked Sendable {
     private var firstFramePresented = -1
     private var loopPassed = -1
     private var loopPassCount = 0
+    private var loopEndReached = -1
     private var closed = false
     private var thread: JoinableThread?
 
@@ -37,6 +40,7 @@ final class RenderNotifier: @unchecked Sendable {
             case .loopPassed:
                 loopPassed = serial
                 loopPassCount += 1
+            case .loopEndReached: loopEndReached = serial
             }
             lock.broadcast()
         }
@@ -55,14 +59,15 @@ final class RenderNotifier: @unchecked Sendable {
         while true {
             var pending: [(Note, Int)] = []
             lock.withLock {
-                while !closed, audioEnded < 0, videoEnded < 0, firstFramePresented < 0, loopPassed < 0 { lock.wait() }
+                while !closed, audioEnded < 0, videoEnded < 0, firstFramePresented < 0, loopPassed < 0, loopEndReached < 0 { lock.wait() }
                 if firstFramePresented >= 0 { pending.append((.firstFramePresented, firstFramePresented)) }
                 if loopPassed >= 0 {
                     for _ in 0..<loopPassCount { pending.append((.loopPassed, loopPassed)) }
                 }
                 if audioEnded >= 0 { pending.append((.audioEnded, audioEnded)) }
                 if videoEnded >= 0 { pending.append((.videoEnded, videoEnded)) }
-                (audioEnded, videoEnded, firstFramePresented, loopPassed, loopPassCount) = (-1, -1, -1, -1, 0)
+                if loopEndReached >= 0 { pending.append((.loopEndReached, loopEndReached)) }
+                (audioEnded, videoEnded, firstFramePresented, loopPassed, loopPassCount, loopEndReached) = (-1, -1, -1, -1, 0, -1)
             }
             if pending.isEmpty { return }
             for (note, serial) in pending { handler(note, serial) }

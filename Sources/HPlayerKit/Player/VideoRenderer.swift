@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Picks the frame for each video refresh against the master clock (VideoSync), drops the ones
-/// it skips, presents the first frame while paused (preview), and notices the end.
+/// it skips, presents the first frame while paused (preview) and the next one on a frame step,
+/// and notices the end and an A-B loop's B.
 final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private let track: Track
     private let clock: MasterClock
@@ -13,6 +14,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private var wantedSerial = 0
     private var isRunning = false
     private var previewWanted = false
+    private var stepWanted = false
+    /// Timeline pts where an A-B loop goes back to A.
+    private var loopEnd: Double?
     private var followsAudio = false
     private var reportsLoops = true
 
@@ -22,8 +26,12 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private var lastPresentedEnd: Double?
     private var lastPass = 0
     private var endReported = false
+    private var loopEndReported = false
 
     let droppedFrames = Atomic<Int>(0)
+    /// Media pts of the frame presented last, in microseconds (Int.min: none yet): where a step
+    /// back goes from.
+    private let lastPresentedMicroseconds = Atomic<Int>(.min)
     /// Master clock minus pts at the last presentation, in microseconds.
     let avDifferenceMicroseconds = Atomic<Int>(0)
 
@@ -58,6 +66,18 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// Present the first frame of the current serial at the next refresh, even while paused.
     func requestPreview() { control.withLock { previewWanted = true } }
 
+    /// While paused, present the next frame at the next refresh, the clock moved to it.
+    func requestStep() { control.withLock { stepWanted = true } }
+
+    /// Where the A-B loop's B lies on the timeline; nil: no loop.
+    func setLoopEnd(_ pts: Double?) { control.withLock { loopEnd = pts } }
+
+    /// Media seconds of the frame presented last.
+    var lastPresentedMediaPts: Double? {
+        let micros = lastPresentedMicroseconds.load(ordering: .relaxed)
+        return micros == .min ? nil : Double(micros) / 1_000_000
+    }
+
     /// The pts of the first frame of `serial` shown or waiting, where the timeline starts.
     func firstPts(serial: Int) -> Double? {
         if let shown = control.withLock({ self.serial == serial ? firstPresentedPts : nil }) { return shown }
@@ -68,11 +88,20 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     static let clockWait = 0.001
 
     func refresh(at time: Double) -> VideoRefresh {
-        let (wanted, running, preview, followsAudio) = control.withLock { (wantedSerial, isRunning, previewWanted, self.followsAudio) }
+        let (wanted, running, preview, step, followsAudio, loopEnd) = control.withLock {
+            (wantedSerial, isRunning, previewWanted, stepWanted, self.followsAudio, self.loopEnd)
+        }
         if wanted != serial { reset(to: wanted) }
         if preview, firstPresentedPts == nil {
             guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
             control.withLock { previewWanted = false }
+            return VideoRefresh(frame: frame, nextDeadline: nil)
+        }
+        if step, !running {
+            guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+            control.withLock { stepWanted = false }
+            clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts)
+            clock.freeze(at: time)
             return VideoRefresh(frame: frame, nextDeadline: nil)
         }
         guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
@@ -107,6 +136,15 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             track.recycle(frame)
             return VideoRefresh(frame: nil, nextDeadline: time)
         }
+        if let loopEnd, frame.pts >= loopEnd - VideoSync.tolerance {
+            // B reached: the player seeks back to A; nothing at or past B is shown.
+            track.recycle(frame)
+            if !loopEndReported {
+                loopEndReported = true
+                notifier.post(.loopEndReached, serial: serial)
+            }
+            return VideoRefresh(frame: nil, nextDeadline: nil)
+        }
         if decision.resetClock { clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts) }
         return VideoRefresh(frame: frame, nextDeadline: nextDeadline)
     }
@@ -117,6 +155,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             notifier.post(.firstFramePresented, serial: serial)
         }
         lastPresentedEnd = frame.pts + frame.duration
+        lastPresentedMicroseconds.store(Int((frame.mediaPts * 1_000_000).rounded()), ordering: .relaxed)
         // A restart frame shown ahead of its sound (VideoSync.restartLead) is early on purpose,
         // not out of sync: A-V counts the frames the clock chose.
         if let now = clock.time(at: time), now + VideoSync.tolerance >= frame.pts {
@@ -175,5 +214,6 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         lastPresentedEnd = nil
         lastPass = 0
         endReported = false
+        loopEndReported = false
     }
 }

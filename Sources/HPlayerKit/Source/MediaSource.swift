@@ -13,6 +13,8 @@ public enum SeekMode: String, Sendable {
     case exact
     /// Lands on the key frame at or before the target.
     case keyframe
+    /// Lands on the last frame before the target: a step back from the frame shown.
+    case frameBefore
 }
 
 public struct SourceOptions: Sendable {

@@ -204,7 +204,8 @@ extension FFmpegSource {
         for track in tracks {
             track.packets.flush(track.recycle)
             track.frames.flush(track.recycle)
-            track.setDropTarget(serial: request.serial, pts: request.mode == .exact ? target : nil)
+            track.setDropTarget(serial: request.serial, pts: request.mode == .keyframe ? nil : target,
+                                keepsFrameBefore: request.mode == .frameBefore)
         }
         phase = .afterSeek
         loadState = .loading

@@ -11,7 +11,7 @@ final class DecodeLoop: @unchecked Sendable {
     private var sentSinceFlush = false
     private var repair = TimestampRepair()
     private var segments = TimelineSegments()
-    private var dropBefore: Double?
+    private var dropBefore: DropTarget?
     /// Exact seek past the last frame: the last frame dropped, shown if nothing later comes.
     private var lastDropped: Frame?
     private var queuedThisSerial = false
@@ -93,12 +93,12 @@ final class DecodeLoop: @unchecked Sendable {
     /// Whether a video packet lies a frame or more before an exact seek's target, so that if no
     /// other frame refers to it, it need not be decoded at all (mpv's hr-seek-framedrop): an exact
     /// seek then decodes from its key frame about half the frames. Not for a target at the
-    /// stream's end, which shows the last frame before it, whatever kind that is.
+    /// stream's end, or a step back, which show the last frame before the target, whatever kind.
     private func isBeforeDropTarget(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
         let margin = track.nominalFrameDuration
-        guard let target = dropBefore, let end = track.declaredEnd, target < end - margin,
+        guard let target = dropBefore, !target.keepsFrameBefore, let end = track.declaredEnd, target.pts < end - margin,
               let pts = track.timeBase.seconds(packet.pointee.pts) else { return false }
-        return pts < target - margin
+        return pts < target.pts - margin
     }
 
     private func drain() {
@@ -169,12 +169,16 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func handleVideo(_ frame: Frame) {
         if let target = dropBefore {
-            if frame.pts < target - Self.timestampTolerance {
+            if frame.pts < target.pts - Self.timestampTolerance {
                 discardLastDropped()
                 lastDropped = frame
                 return
             }
             dropBefore = nil
+            if target.keepsFrameBefore, let before = lastDropped {
+                lastDropped = nil
+                queue(before)
+            }
             discardLastDropped()
         }
         queue(frame)
@@ -185,11 +189,11 @@ final class DecodeLoop: @unchecked Sendable {
         if let target = dropBefore {
             let rate = Double(track.audioFormat?.sampleRate ?? 1)
             let end = frame.pts + Double(frame.sampleCount) / rate
-            if end <= target + Self.timestampTolerance {
+            if end <= target.pts + Self.timestampTolerance {
                 track.recycle(frame)
                 return
             }
-            frame.consumedSamples = max(0, min(frame.sampleCount, Int(((target - frame.pts) * rate).rounded())))
+            frame.consumedSamples = max(0, min(frame.sampleCount, Int(((target.pts - frame.pts) * rate).rounded())))
             dropBefore = nil
         }
         queue(frame)

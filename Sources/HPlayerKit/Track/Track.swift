@@ -14,6 +14,13 @@ public enum CodecState: Sendable, Equatable {
     case finished
 }
 
+/// Where an exact seek's frames start: those before `pts` are decoded and dropped.
+struct DropTarget: Equatable {
+    var pts: Double
+    /// Keep the last frame before `pts` too (a step back to the frame before the one shown).
+    var keepsFrameBefore: Bool
+}
+
 /// Hears about a track's queue activity: its source, which decides buffering from it.
 protocol TrackListener: AnyObject, Sendable {
     func trackDidChangeQueues(_ track: Track)
@@ -58,7 +65,7 @@ public final class Track: @unchecked Sendable {
     weak var listener: TrackListener?
     private let lock = ConditionLock()
     private var state = CodecState.decoding
-    private var dropTarget: (serial: Int, pts: Double)?
+    private var dropTarget: (serial: Int, target: DropTarget)?
     private let finishedSerial = Atomic<Int>(-1)
     private var thread: JoinableThread?
 
@@ -132,13 +139,14 @@ public final class Track: @unchecked Sendable {
         finishedSerial.load(ordering: .acquiring) == serial
     }
 
-    /// Exact seek: frames of `serial` before `pts` (seconds) are decoded and dropped.
-    func setDropTarget(serial: Int, pts: Double?) {
-        lock.withLock { dropTarget = pts.map { (serial, $0) } }
+    /// Exact seek: frames of `serial` before `pts` (seconds) are decoded and dropped; with
+    /// `keepsFrameBefore`, the last of them is kept (a step back).
+    func setDropTarget(serial: Int, pts: Double?, keepsFrameBefore: Bool = false) {
+        lock.withLock { dropTarget = pts.map { (serial, DropTarget(pts: $0, keepsFrameBefore: keepsFrameBefore)) } }
     }
 
-    func dropTarget(for serial: Int) -> Double? {
-        lock.withLock { dropTarget?.serial == serial ? dropTarget?.pts : nil }
+    func dropTarget(for serial: Int) -> DropTarget? {
+        lock.withLock { dropTarget?.serial == serial ? dropTarget?.target : nil }
     }
 
     // MARK: Pools
