@@ -37,6 +37,23 @@ import Synchronization
         #expect(got.load(ordering: .acquiring) == 42)
     }
 
+    @Test func aBatchConsumerWakesOnceTheBatchIsThere() {
+        let buffer = RingBuffer<Int>(capacity: 8)
+        let got = Atomic<Int>(-1)
+        let consumer = JoinableThread(name: "test-pop") { got.store(buffer.pop(blocking: true, batch: 3) ?? -2, ordering: .releasing) }
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)  // the consumer finds it empty and waits
+        for value in [7, 8] {
+            #expect(buffer.push(value) == .pushed)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+            #expect(got.load(ordering: .acquiring) == -1, "woken before the batch of 3 was there")
+        }
+        #expect(buffer.push(9) == .pushed)
+        consumer.join()
+        #expect(got.load(ordering: .acquiring) == 7)
+        // Short of a batch, the deadline still hands over what there is.
+        #expect(buffer.pop(blocking: true, deadline: MonotonicClock.now() + 0.01, batch: 8) == 8)
+    }
+
     @Test func fullPushIsReleasedOnlyWhenTheCountFallsToHalf() {
         let buffer = RingBuffer<Int>(capacity: 8)
         for value in 0..<8 { #expect(buffer.push(value) == .pushed) }

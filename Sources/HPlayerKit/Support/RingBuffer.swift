@@ -22,6 +22,8 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     private var writeCounter: UInt = 0
     private var waitingProducers = 0
     private var waitingConsumers = 0
+    /// How many elements a waiting consumer wants before it is woken.
+    private var consumerWakeCount = 1
     private var producerWakeRequested = false
     private var closed = false
     private let lock = ConditionLock()
@@ -108,23 +110,29 @@ public final class RingBuffer<Element>: @unchecked Sendable {
         }
         storage[Int(index & mask)] = element
         writeCounter &+= 1
-        if waitingConsumers > 0 { lock.broadcast() }
+        if waitingConsumers > 0, Int(writeCounter &- readCounter) >= consumerWakeCount { lock.broadcast() }
         return .pushed
     }
 
-    /// Removes the oldest element. With `blocking`, sleeps until one arrives, the buffer closes or
-    /// `deadline` (monotonic seconds) passes; without, returns nil at once when empty.
-    public func pop(blocking: Bool, deadline: Double? = nil) -> Element? {
+    /// Removes the oldest element. With `blocking`, an empty buffer is waited on until it holds
+    /// `batch` elements (a consumer that takes them all in turn then wakes once per batch, not once
+    /// per element), closes, or `deadline` (monotonic seconds) passes; without, returns nil at once
+    /// when empty.
+    public func pop(blocking: Bool, deadline: Double? = nil, batch: Int = 1) -> Element? {
         lock.lock()
         defer { lock.unlock() }
-        while !closed, writeCounter == readCounter {
-            guard blocking else { return nil }
+        if blocking, !closed, writeCounter == readCounter {
+            let wanted = min(max(1, batch), slotCount)
             waitingConsumers += 1
-            let woken = deadline.map { lock.wait(until: $0) } ?? { lock.wait(); return true }()
+            consumerWakeCount = wanted
+            while !closed, Int(writeCounter &- readCounter) < wanted {
+                let woken = deadline.map { lock.wait(until: $0) } ?? { lock.wait(); return true }()
+                if !woken { break }
+            }
             waitingConsumers -= 1
-            if !woken { return nil }
+            consumerWakeCount = 1
         }
-        if closed { return nil }
+        if closed || writeCounter == readCounter { return nil }
         return removeFirstLocked()
     }
 
