@@ -35,11 +35,12 @@ extension Playback {
             let session = PlayerSession(url: clip, name: "exact-nonref")
             session.player.prepare()
             try await session.waitForPrepared()
+            let requested = MonotonicClock.now()  // before it, the paused player may preview the first frame
             session.player.seek(to: 3.5, mode: .exact)
             session.player.play()
             try await session.waitForFinished()
             session.close()
-            let frames = session.presentedFrames
+            let frames = session.presentedFrames.filter { $0.presentedAt > requested }
             #expect(frames.map(\.pts) == (88..<100).map { Double($0) / 25 })
             #expect(frames.map(\.md5) == Array(expected.suffix(12)))
         }
