@@ -30,6 +30,10 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Start here: seconds, [[hh:]mm:]ss or a percentage (25%).") var start: StartPosition?
     @Flag(help: "Start where Q (or q with --save-position-on-quit) left this file.") var resume = false
     @Flag(name: .customLong("save-position-on-quit"), help: "q remembers the position too, as Q does.") var savePositionOnQuit = false
+    @Flag(name: .customLong("no-video"), help: "Play the sound only; the picture is not even decoded.") var noVideo = false
+    @Flag(name: .customLong("no-audio"), help: "Play the picture only; the sound is not even decoded.") var noAudio = false
+    @Option(help: "The video track to play, numbered from 1 (as mpv's --vid).") var vid: Int?
+    @Option(help: "The audio track to play, numbered from 1 (as mpv's --aid).") var aid: Int?
     @Flag(help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
@@ -62,17 +66,21 @@ struct PlayCommand: AsyncParsableCommand {
         options.seekMode = exactSeek ? .exact : .keyframe
         options.isUntimed = untimed
         options.abLoop = ABLoop(a: abLoopA?.seconds(duration: nil), b: abLoopB?.seconds(duration: nil))
+        if noVideo { options.source.mediaKinds.remove(.video) }
+        if noAudio { options.source.mediaKinds.remove(.audio) }
+        options.source.videoTrack = vid
+        options.source.audioTrack = aid
         let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit)
         let playlist = Playlist(url)
 
         var audio = audioOutput ?? .sdl
-        if audio == .sdl, let reason = SDLAudioOutput.unavailableReason() {
+        if !noAudio, audio == .sdl, let reason = SDLAudioOutput.unavailableReason() {
             StatusLine.notice("no sound device (\(reason)): playing without sound")
             options.source.mediaKinds.remove(.audio)
             audio = .null
         }
         var window: SDLWindow?
-        if (videoOutput ?? .sdl) == .sdl {
+        if !noVideo, (videoOutput ?? .sdl) == .sdl {
             let windowOptions = WindowOptions(title: title ?? URL(fileURLWithPath: url).lastPathComponent,
                                               geometry: geometry.flatMap(WindowGeometry.init), isBorderless: noBorder,
                                               isFullscreen: fullscreen)

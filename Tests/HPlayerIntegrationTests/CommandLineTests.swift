@@ -242,6 +242,40 @@ extension Playback {
             #expect(failed.output.contains("hplayer: error: \(unwritable): not a directory"), "\(failed.output)")
         }
 
+        @Test("--no-video, --no-audio, and --aid picking the second soundtrack; a track the file lacks is one warning")
+        func trackChoice() throws {
+            // Two soundtracks: 440 Hz, then 880 Hz.
+            let clip = try Fixtures.clip("two-soundtracks.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
+                "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000:duration=2",
+                "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"])
+            func play(_ options: String...) throws -> (result: CommandResult, frames: Int, tone: Double?) {
+                let folder = Fixtures.newFolder("tracks")
+                let result = try Command.run([Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "record:\(folder)", "--no-status"] + options,
+                                             timeout: 30)
+                let frames = (try? String(contentsOfFile: folder + "/video.tsv", encoding: .utf8))?.split(separator: "\n").count ?? 0
+                let tone = (try? WAVFile.read(folder + "/audio.wav")).flatMap { audio -> Double? in
+                    let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
+                    guard left.count > audio.rate else { return nil }
+                    let middle = left[(audio.rate / 4)..<(audio.rate / 4 + audio.rate)]
+                    return Double(zip(middle, middle.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count)
+                }
+                return (result, frames, tone)
+            }
+            let both = try play()
+            #expect(both.result.status == 0 && both.frames == 50 && both.tone.map { abs($0 - 440) < 3 } == true, "default: \(both)")
+            let second = try play("--aid", "2")
+            #expect(second.result.status == 0 && second.tone.map { abs($0 - 880) < 3 } == true, "--aid 2: \(second)")
+            let noVideo = try play("--no-video")
+            #expect(noVideo.result.status == 0 && noVideo.frames == 0 && noVideo.tone != nil, "--no-video: \(noVideo)")
+            let noAudio = try play("--no-audio")
+            #expect(noAudio.result.status == 0 && noAudio.frames == 50 && noAudio.tone == nil, "--no-audio: \(noAudio)")
+            let missing = try play("--aid", "3")
+            #expect(missing.result.status == 0 && missing.tone.map { abs($0 - 440) < 3 } == true, "--aid 3: \(missing)")
+            #expect(missing.result.stderr == "hplayer: warning: \(clip): no audio track 3 (the file has 2): playing the default one\n")
+        }
+
         @Test func probeDescribesEveryStream() throws {
             let clip = try Clips.audioVideo(seconds: 2)
             let result = try hplayer("probe", clip, "--json")

@@ -28,6 +28,11 @@ public struct SourceOptions: Sendable {
     public var isLooping = false
     /// The kinds of stream to play; the others are not even decoded.
     public var mediaKinds: Set<MediaKind> = [.video, .audio]
+    /// The video and audio streams to play, numbered from 1 among the streams of their kind in
+    /// the file, as mpv's `--vid` and `--aid`; nil, or a number the file does not have (said in
+    /// a warning), lets libavformat pick the best.
+    public var videoTrack: Int?
+    public var audioTrack: Int?
 
     public init() {}
 }
