@@ -194,6 +194,29 @@ extension Playback {
             #expect(session.presentedFrames.map(\.pts) == expected)
         }
 
+        @Test("A-B loop with no picture: the sound stops at B and goes back to A")
+        func abLoopOfSoundAlone() async throws {
+            let clip = try Fixtures.clip("tone-4s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-c:a", "aac"])
+            var options = PlayerOptions()
+            options.abLoop = ABLoop(a: 1.0, b: 2.0)
+            let session = PlayerSession(url: clip, options: options, name: "ab-loop-sound")
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("two passes") { $0 == .loopDone(count: 2) }
+            session.player.abLoop = ABLoop()
+            try await session.waitForFinished()
+            session.close()
+            // Each callback's first sample: from 0 up to B, from A up to B, then from A to the end.
+            let starts = session.audioCallbacks.compactMap(\.firstPts)
+            let wraps = zip(starts, starts.dropFirst()).enumerated().filter { $0.element.1 < $0.element.0 }
+            #expect(wraps.count == 2, "went back \(wraps.count) times")
+            for (index, _) in wraps {
+                #expect(starts[index] < 2.0 && starts[index] > 2.0 - 0.03, "the pass before a wrap ended at \(starts[index])")
+                #expect(abs(starts[index + 1] - 1.0) < 0.001, "a pass began at \(starts[index + 1])")
+            }
+            #expect((starts.last ?? 0) > 3.9, "cleared, the sound played on to the end")
+        }
+
         @Test("A seek past the end goes to the start when looping")
         func seekPastTheEndLoops() async throws {
             var options = PlayerOptions()
