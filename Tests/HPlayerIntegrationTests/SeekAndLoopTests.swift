@@ -176,19 +176,24 @@ extension Playback {
             #expect(firstHeard.map { abs($0 - 0.08) < 0.001 } == true, "sound resumed at \(firstHeard ?? -1)")
         }
 
-        @Test("A-B loop: playback repeats from A to B, each pass counted, nothing past B shown")
-        func abLoop() async throws {
+        /// Plays `url` with an A-B loop until B has been reached twice (once after playing up to it,
+        /// once after a pass from A), then clears the loop, so the third pass runs on to the end.
+        private func playTwoABPasses(_ url: String, _ loop: ABLoop, name: String) async throws -> PlayerSession {
             var options = PlayerOptions()
-            options.abLoop = ABLoop(a: 1.0, b: 1.6)
-            let session = PlayerSession(url: try Self.clip(), options: options, name: "ab-loop")
+            options.abLoop = loop
+            let session = PlayerSession(url: url, options: options, name: name)
             session.player.prepare()
             session.player.play()
-            // B reached twice: once after playing up to it, once after a pass from A. Then cleared,
-            // the third pass from A runs on to the end.
             try await session.waitFor("two passes") { $0 == .loopDone(count: 2) }
             session.player.abLoop = ABLoop()
             try await session.waitForFinished()
             session.close()
+            return session
+        }
+
+        @Test("A-B loop: playback repeats from A to B, each pass counted, nothing past B shown")
+        func abLoop() async throws {
+            let session = try await playTwoABPasses(try Self.clip(), ABLoop(a: 1.0, b: 1.6), name: "ab-loop")
             let frames = (0..<150).map { Double($0) / 25 }
             let expected = Array(frames[0..<40]) + Array(frames[25..<40]) + Array(frames[25...])
             #expect(session.presentedFrames.map(\.pts) == expected)
@@ -197,15 +202,7 @@ extension Playback {
         @Test("A-B loop with no picture: the sound stops at B and goes back to A")
         func abLoopOfSoundAlone() async throws {
             let clip = try Fixtures.clip("tone-4s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-c:a", "aac"])
-            var options = PlayerOptions()
-            options.abLoop = ABLoop(a: 1.0, b: 2.0)
-            let session = PlayerSession(url: clip, options: options, name: "ab-loop-sound")
-            session.player.prepare()
-            session.player.play()
-            try await session.waitFor("two passes") { $0 == .loopDone(count: 2) }
-            session.player.abLoop = ABLoop()
-            try await session.waitForFinished()
-            session.close()
+            let session = try await playTwoABPasses(clip, ABLoop(a: 1.0, b: 2.0), name: "ab-loop-sound")
             // Each callback's first sample: from 0 up to B, from A up to B, then from A to the end.
             let starts = session.audioCallbacks.compactMap(\.firstPts)
             let wraps = zip(starts, starts.dropFirst()).enumerated().filter { $0.element.1 < $0.element.0 }
