@@ -17,6 +17,11 @@ extension Playback {
             return result
         }
 
+        /// The pts of each frame the recording video output logged to `folder`, in order.
+        func recordedPts(_ folder: String) throws -> [Double] {
+            try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").map { Double($0.split(separator: "\t")[0])! }
+        }
+
         func errorLines(_ result: CommandResult) -> [Substring] {
             result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
         }
@@ -71,7 +76,7 @@ extension Playback {
             try data.prefix(data.count / 2 + 77).write(to: URL(fileURLWithPath: folder + "/cut.ts"))
             let result = try hplayer(folder + "/cut.ts", "--vo", "record:\(folder)", "--no-status")
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").count
+            let frames = try recordedPts(folder).count
             #expect(frames > 30 && frames < 100)
         }
 
@@ -90,7 +95,7 @@ extension Playback {
             let result = try hplayer(folder + "/corrupt.ts", "--vo", "record:\(folder)", "--no-status")
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(errorLines(result).isEmpty)
-            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").count
+            let frames = try recordedPts(folder).count
             print("corrupt: \(frames) of 100 frames presented; stderr: \(result.stderr)")
             #expect(frames > 60)
             #expect(result.stderr.contains("warning"))
@@ -148,7 +153,7 @@ extension Playback {
             let result = try hplayer(clip, "--vo", "record:\(folder)", "--start", "1", "--exact-seek")
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stderr.contains("AV: 00:00:02 / 00:00:02 (100%)"), "stderr: \(result.stderr)")
-            let pts = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").map { Double($0.split(separator: "\t")[0])! }
+            let pts = try recordedPts(folder)
             #expect(pts == (25..<50).map { Double($0) / 25 })
         }
 
@@ -209,7 +214,7 @@ extension Playback {
             let folder = Fixtures.newFolder("start")
             let result = try hplayer(clip, "--vo", "record:\(folder)", "--ao", "null", "--no-status", "--start", start)
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let first = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").first.flatMap { Double($0.split(separator: "\t")[0]) }
+            let first = try recordedPts(folder).first
             #expect(try first == Fixtures.framePts(clip).first { $0 >= seconds - 1e-6 }, "--start \(start) (\(seconds) s)")
         }
 
@@ -230,7 +235,7 @@ extension Playback {
                 let result = try Command.run(["XDG_STATE_HOME=\(state)", Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "null",
                                               "--no-status"] + (resuming ? ["--resume"] : []), timeout: 30)
                 #expect(result.status == 0, "stderr: \(result.stderr)")
-                return try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").first.flatMap { Double($0.split(separator: "\t")[0]) }
+                return try recordedPts(folder).first
             }
             #expect(try firstFrame(resuming: true) == Fixtures.framePts(clip).first { $0 >= position - 1e-6 })
             #expect(try firstFrame(resuming: true) == 0, "the position is forgotten once resumed")
@@ -254,7 +259,7 @@ extension Playback {
                 let folder = Fixtures.newFolder("tracks")
                 let result = try Command.run([Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "record:\(folder)", "--no-status"] + options,
                                              timeout: 30)
-                let frames = (try? String(contentsOfFile: folder + "/video.tsv", encoding: .utf8))?.split(separator: "\n").count ?? 0
+                let frames = (try? recordedPts(folder))?.count ?? 0
                 let tone = (try? WAVFile.read(folder + "/audio.wav")).flatMap { audio -> Double? in
                     let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
                     guard left.count > audio.rate else { return nil }

@@ -17,7 +17,7 @@ import Testing
 
     static let rows: [Row] = [
         Row(name: "MP4 whose header says it all", format: mp4, streams: [video, audio], needed: false),
-        Row(name: "MP4 with a data stream beside", format: mp4, streams: [video, audio, Header(kind: .other, isCodecKnown: false, hasStartTime: false)], needed: false),
+        Row(name: "MP4 with a data stream beside", format: mp4, streams: [video, audio, Header(kind: nil, isCodecKnown: false, hasStartTime: false)], needed: false),
         Row(name: "Matroska: stream starts only the analysis finds", format: "matroska,webm", streams: [video, audio], needed: true),
         Row(name: "MPEG-TS: no header to speak of", format: "mpegts", streams: [video, audio], needed: true),
         Row(name: "MP4, picture size unknown", format: mp4, streams: [Header(kind: .video, isCodecKnown: true, hasStartTime: true), audio], needed: true),

@@ -10,8 +10,8 @@ import CFFmpeg
 public enum StreamAnalysis {
     /// What a container's header says of one stream, before any analysis.
     public struct StreamHeader: Equatable, Sendable {
-        public enum Kind: Sendable { case video, audio, other }
-        public var kind: Kind
+        /// nil: neither video nor audio (data, subtitles), which playback does not need.
+        public var kind: MediaKind?
         public var isCodecKnown: Bool
         public var width = 0
         public var height = 0
@@ -19,7 +19,7 @@ public enum StreamAnalysis {
         public var channelCount = 0
         public var hasStartTime: Bool
 
-        public init(kind: Kind, isCodecKnown: Bool, width: Int = 0, height: Int = 0, sampleRate: Int = 0,
+        public init(kind: MediaKind?, isCodecKnown: Bool, width: Int = 0, height: Int = 0, sampleRate: Int = 0,
                     channelCount: Int = 0, hasStartTime: Bool) {
             self.kind = kind
             self.isCodecKnown = isCodecKnown
@@ -36,14 +36,14 @@ public enum StreamAnalysis {
 
     public static func isNeeded(formatName: String, streams: [StreamHeader]) -> Bool {
         guard completeHeaderFormats.contains(formatName),
-              streams.contains(where: { $0.kind != .other }) else { return true }
+              streams.contains(where: { $0.kind != nil }) else { return true }
         return streams.contains { stream in
             switch stream.kind {
             case .video:
                 return !stream.isCodecKnown || stream.width <= 0 || stream.height <= 0 || !stream.hasStartTime
             case .audio:
                 return !stream.isCodecKnown || stream.sampleRate <= 0 || stream.channelCount <= 0 || !stream.hasStartTime
-            case .other:
+            case nil:
                 return false
             }
         }
@@ -51,10 +51,10 @@ public enum StreamAnalysis {
 
     static func header(of stream: UnsafeMutablePointer<AVStream>) -> StreamHeader {
         let parameters = stream.pointee.codecpar.pointee
-        let kind: StreamHeader.Kind = switch parameters.codec_type {
+        let kind: MediaKind? = switch parameters.codec_type {
         case AVMEDIA_TYPE_VIDEO: .video
         case AVMEDIA_TYPE_AUDIO: .audio
-        default: .other
+        default: nil
         }
         return StreamHeader(kind: kind, isCodecKnown: parameters.codec_id != AV_CODEC_ID_NONE,
                             width: Int(parameters.width), height: Int(parameters.height),

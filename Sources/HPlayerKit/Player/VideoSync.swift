@@ -59,12 +59,10 @@ public enum VideoSync {
                 guard queued[index] <= clock + tolerance else { break }
                 newest = index
             }
-            guard let newest else {
-                guard isRestart, first <= clock + restartLead else { return Decision(nextDue: first) }
-                return Decision(present: queued.startIndex, nextDue: queued.count > 1 ? queued[queued.startIndex + 1] : nil)
-            }
-            let following = newest + 1 < queued.endIndex ? queued[newest + 1] : nil
-            return Decision(dropCount: newest - queued.startIndex, present: newest, nextDue: following)
+            let restart = isRestart && first <= clock + restartLead ? queued.startIndex : nil
+            guard let shown = newest ?? restart else { return Decision(nextDue: first) }
+            let following = shown + 1 < queued.endIndex ? queued[shown + 1] : nil
+            return Decision(dropCount: shown - queued.startIndex, present: shown, nextDue: following)
         }
     }
 }
