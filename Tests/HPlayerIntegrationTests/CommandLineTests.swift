@@ -184,8 +184,10 @@ extension Playback {
             let shown = Fixtures.newFolder("terminal") + "/shown"
             let waitForStatus = "i=0; until grep -q 'AV: ' \(shown) || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done"
             let typing = [waitForStatus] + keys.map { "sleep \($0.delay); printf '\($0.text)'" }
-            let session = "stty -g; \(environment) \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
-            _ = try Command.run(["sh", "-c", "(\(typing.joined(separator: "; "))) | script -qec \"\(session)\" /dev/null > \(shown)"], timeout: 30)
+            // The shell traps Ctrl-C as an interactive one would: dash (the shell script runs, here
+            // and on CI) is in hplayer's process group and would otherwise die of it before printing EXIT.
+            let session = "trap true INT; stty -g; \(environment) \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
+            _ = try Command.run(["sh", "-c", "(\(typing.joined(separator: "; "))) | SHELL=/bin/sh script -qec \"\(session)\" /dev/null > \(shown)"], timeout: 30)
             let output = try String(contentsOfFile: shown, encoding: .utf8)
             let lines = output.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
             let settings = lines.filter { $0.split(separator: ":").count > 30 }  // stty -g: the settings, colon-separated
