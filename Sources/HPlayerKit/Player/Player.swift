@@ -7,7 +7,7 @@
 public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     public let url: String
     private let options: PlayerOptions
-    private let source: MediaSource
+    let source: MediaSource
     private let audioOutput: AudioOutput
     private let videoOutput: VideoOutput
     private let clock = MasterClock()
