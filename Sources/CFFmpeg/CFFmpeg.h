@@ -11,3 +11,5 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>

@@ -162,14 +162,15 @@ public final class IPCRemote: @unchecked Sendable {
         case .loopFile(let looping): controller.player.isLooping = looping
         case .abLoopA(let a): controller.player.abLoop.a = a
         case .abLoopB(let b): controller.player.abLoop.b = b
-        case .normalSpeed: break
+        case .speed(let factor): controller.player.speed = factor
         }
     }
 
     private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
         let player = controller.player
         return PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
-                                isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop)
+                                isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
+                                speed: player.speed)
     }
 
     // MARK: Observation (its own thread)

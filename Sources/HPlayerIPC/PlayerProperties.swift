@@ -14,10 +14,11 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var avsync: Double
     public var droppedFrames: Int
     public var abLoop: ABLoop
+    public var speed: Double
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
-                abLoop: ABLoop = ABLoop()) {
+                abLoop: ABLoop = ABLoop(), speed: Double = 1) {
         self.isPaused = isPaused
         self.position = position
         self.duration = duration
@@ -30,16 +31,17 @@ public struct PropertySnapshot: Equatable, Sendable {
         self.avsync = avsync
         self.droppedFrames = droppedFrames
         self.abLoop = abLoop
+        self.speed = speed
     }
 
     /// `wantsToPlay` is what the person last asked for (the controller's autoplay): mpv's pause
     /// property says that too, not whether frames move at this instant.
-    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool, abLoop: ABLoop) {
+    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool, abLoop: ABLoop, speed: Double) {
         self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: volume,
                   isMuted: isMuted, isLooping: isLooping, isEndReached: status.playbackState == .finished,
                   isPausedForCache: wantsToPlay && status.loadState == .loading && status.playbackState == .playing,
                   cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames,
-                  abLoop: abLoop)
+                  abLoop: abLoop, speed: speed)
     }
 }
 
@@ -53,8 +55,7 @@ public enum PropertyChange: Equatable, Sendable {
     /// nil: the point is cleared ("no").
     case abLoopA(Double?)
     case abLoopB(Double?)
-    /// Speed 1, the only one HPlayer plays at so far: nothing to change.
-    case normalSpeed
+    case speed(Double)
 }
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
@@ -67,7 +68,7 @@ public enum PlayerProperties {
         case "pause": return .success(.bool(snapshot.isPaused))
         case "time-pos": return .success(.number(snapshot.position))
         case "duration": return snapshot.duration.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
-        case "speed": return .success(.number(1))
+        case "speed": return .success(.number(snapshot.speed))
         case "volume": return .success(.number(Double(snapshot.volume)))
         case "mute": return .success(.bool(snapshot.isMuted))
         // mpv reads loop-file back as "inf" when on and false when off.
@@ -116,9 +117,10 @@ public enum PlayerProperties {
             guard let point else { return .failure(.unsupportedFormat) }
             return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
         case "speed":
-            // Playback at other speeds comes with the playback-controls work; 1 is accepted.
+            // mpv takes 0.01 to 100 and calls other values a wrong format; HPlayer keeps the pitch
+            // over PlaybackSpeed.range only, and refuses the rest of mpv's range.
             guard let factor = number(value), (0.01...100).contains(factor) else { return .failure(.unsupportedFormat) }
-            return factor == 1 ? .success(.normalSpeed) : .failure(.propertyUnavailable)
+            return PlaybackSpeed.range.contains(factor) ? .success(.speed(factor)) : .failure(.accessDenied)
         case _ where names.contains(name):
             return .failure(.accessDenied)
         default:

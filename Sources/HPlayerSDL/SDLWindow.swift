@@ -207,11 +207,18 @@ public final class SDLWindow: @unchecked Sendable {
         case SDLK_UP: return .up
         case SDLK_DOWN: return .down
         case SDLK_ESCAPE: return .escape
+        case SDLK_BACKSPACE: return .backspace
         default:
             guard keysym.sym > 0, keysym.sym < 128, let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
             let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
             let character = Character(scalar)
-            return .character(shifted ? Character(character.uppercased()) : character)
+            guard shifted else { return .character(character) }
+            // Key codes name the unshifted key; the brackets' shifted forms are the braces (US layout).
+            switch character {
+            case "[": return .character("{")
+            case "]": return .character("}")
+            default: return .character(Character(character.uppercased()))
+            }
         }
     }
 }

@@ -39,6 +39,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
     @Flag(name: .customLong("exact-seek"), help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
     @Flag(help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
+    @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
     @Option(help: "Window size and place, as mpv: WxH, +X+Y or WxH+X+Y.") var geometry: String?
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
@@ -70,6 +71,11 @@ struct PlayCommand: AsyncParsableCommand {
         if noAudio { options.source.mediaKinds.remove(.audio) }
         options.source.videoTrack = vid
         options.source.audioTrack = aid
+        if let refusal = PlaybackSpeed.refusal(of: speed) {
+            StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
+        } else {
+            options.speed = speed
+        }
         let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit)
         let playlist = Playlist(url)
 

@@ -5,13 +5,13 @@ import Testing
 struct PlayerPropertiesTests {
     static let snapshot = PropertySnapshot(isPaused: false, position: 3.5, duration: 10, volume: 80, isMuted: false, isLooping: true,
                                            isEndReached: false, isPausedForCache: false, cacheDuration: 2.25, avsync: -0.002,
-                                           droppedFrames: 4, abLoop: ABLoop(a: 1.5))
+                                           droppedFrames: 4, abLoop: ABLoop(a: 1.5), speed: 1.5)
 
     @Test("Reading", arguments: [
         ("pause", Result<JSONValue, IPCError>.success(.bool(false))),
         ("time-pos", .success(.number(3.5))),
         ("duration", .success(.number(10))),
-        ("speed", .success(.number(1))),
+        ("speed", .success(.number(1.5))),
         ("volume", .success(.number(80))),
         ("mute", .success(.bool(false))),
         ("loop-file", .success(.string("inf"))),
@@ -52,9 +52,13 @@ struct PlayerPropertiesTests {
         ("loop-file", .string("inf"), .success(.loopFile(true))),
         ("loop-file", .bool(false), .success(.loopFile(false))),
         ("loop-file", .number(3), .failure(.unsupportedFormat)),
-        ("speed", .number(1), .success(.normalSpeed)),
-        ("speed", .number(2), .failure(.propertyUnavailable)),
+        ("speed", .number(1), .success(.speed(1))),
+        ("speed", .string("0.25"), .success(.speed(0.25))),
+        ("speed", .number(4), .success(.speed(4))),
+        ("speed", .number(0.2), .failure(.accessDenied)),
+        ("speed", .number(10), .failure(.accessDenied)),
         ("speed", .number(9999), .failure(.unsupportedFormat)),
+        ("speed", .string("fast"), .failure(.unsupportedFormat)),
         ("duration", .number(3), .failure(.accessDenied)),
         ("frame-drop-count", .number(0), .failure(.accessDenied)),
         ("no-such-thing", .number(0), .failure(.propertyNotFound)),

@@ -71,11 +71,8 @@ extension Playback {
             let clip = try Clips.flashAndBeep()
             let session = PlayerSession(url: clip, name: "sync")
             try await session.playToEnd()
-            let flashes = session.presentedFrames.filter { frame in
-                let fraction = frame.pts - frame.pts.rounded(.down)
-                return abs(fraction - 0.5) < 0.001
-            }.map(\.presentedAt)
-            let beeps = try beepTimes(in: session)
+            let flashes = session.flashTimes
+            let beeps = try session.beepTimes()
             print("sync: flashes at \(flashes), beeps at \(beeps)")
             #expect(flashes.count == 4)
             #expect(beeps.count == 4)
@@ -83,24 +80,6 @@ extension Playback {
                 print(String(format: "sync: flash - beep = %+.2f ms", (flash - beep) * 1000))
                 #expect(abs(flash - beep) < 0.010)
             }
-        }
-
-        /// When each beep's first sample is heard: the sample's place in the WAV, mapped through
-        /// the callback log to the time its callback's first sample is heard.
-        private func beepTimes(in session: PlayerSession) throws -> [Double] {
-            let audio = try session.recordedAudio()
-            let callbacks = session.audioCallbacks
-            let quiet = audio.rate / 5
-            var times: [Double] = []
-            var lastLoud = -quiet
-            for (index, sample) in audio.samples.enumerated() where abs(sample) > 0.4 {
-                defer { lastLoud = index }
-                guard index - lastLoud >= quiet else { continue }
-                let callback = index / 1024
-                guard callback < callbacks.count else { break }
-                times.append(callbacks[callback].playedAt + Double(index % 1024) / Double(audio.rate))
-            }
-            return times
         }
     }
 }

@@ -20,6 +20,11 @@ import Testing
         (.character("l"), .cycleABLoop),
         (.character("."), .stepFrame(forward: true)),
         (.character(","), .stepFrame(forward: false)),
+        (.character("["), .scaleSpeed(by: 1 / 1.1)),
+        (.character("]"), .scaleSpeed(by: 1.1)),
+        (.character("{"), .scaleSpeed(by: 0.5)),
+        (.character("}"), .scaleSpeed(by: 2)),
+        (.backspace, .resetSpeed),
     ])
     func binding(key: Key, command: PlayerCommand) {
         #expect(KeyBindings.command(for: key) == command)
@@ -39,6 +44,8 @@ import Testing
         ([0x1B, 0x5B, 0x43, 0x71], .right, 3),
         ([0x1B, 0x4F, 0x44], .left, 3),  // ESC O D, application mode
         ([0x1B, 0x71], .escape, 1),  // Esc, then q typed after it
+        ([0x7F], .backspace, 1),
+        ([0x08], .backspace, 1),
     ])
     func terminalKey(bytes: [UInt8], key: Key, length: Int) {
         let parsed = TerminalKeyParser.firstKey(in: bytes)

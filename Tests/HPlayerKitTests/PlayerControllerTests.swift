@@ -18,6 +18,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var duration: Double?
     var mediaInfo: MediaInfo? { nil }
     var abLoop = ABLoop()
+    var speed = 1.0
     var status: PlayerStatus {
         PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
                      bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)
@@ -150,6 +151,19 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(player.recorded.suffix(2) == ["step forward", "step back"])
         #expect(!controller.autoplay, "a step leaves playback paused")
         #expect(controller.perform(.togglePause) == "Playing")
+    }
+
+    @Test("[ ] { } and Backspace step the speed as mpv's keys do, within 0.25x to 4x")
+    func speedKeys() {
+        let player = FakePlayer()
+        let controller = PlayerController(player: player)
+        #expect(controller.perform(.scaleSpeed(by: 1.1)) == "Speed 1.10")
+        #expect(controller.perform(.scaleSpeed(by: 1.1)) == "Speed 1.21")
+        #expect(controller.perform(.scaleSpeed(by: 2)) == "Speed 2.42")
+        #expect(controller.perform(.scaleSpeed(by: 2)) == "Speed 4.00", "the fastest")
+        #expect(controller.perform(.resetSpeed) == "Speed 1.00")
+        for _ in 0..<3 { controller.perform(.scaleSpeed(by: 0.5)) }
+        #expect(player.speed == 0.25, "the slowest")
     }
 
     @Test("A start position as a percentage waits for the duration")

@@ -21,6 +21,26 @@ import Synchronization
         #expect(popped == Array(0..<30))
     }
 
+    @Test("wakeConsumer: a waiting pop returns nil; asked while elements remain, they come first")
+    func wakeConsumer() async {
+        let buffer = RingBuffer<Int>(capacity: 4)
+        let popped = Mutex<[Int?]>([])
+        let consumer = JoinableThread(name: "consumer") {
+            let value = buffer.pop(blocking: true)
+            popped.withLock { $0.append(value) }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        buffer.wakeConsumer()
+        consumer.join()
+        #expect(popped.withLock { $0 } == [nil])
+
+        _ = buffer.push(1)
+        buffer.wakeConsumer()
+        #expect(buffer.pop(blocking: true) == 1)
+        #expect(buffer.pop(blocking: true) == nil, "the wake is kept until the buffer is empty")
+        #expect(!buffer.isClosed)
+    }
+
     @Test func nonBlockingPopOnEmptyReturnsNothingAtOnce() {
         let buffer = RingBuffer<Int>(capacity: 4)
         #expect(buffer.pop(blocking: false) == nil)

@@ -3,6 +3,7 @@
 
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
+#include <libavutil/frame.h>
 #include <libavutil/rational.h>
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +17,16 @@ static inline int hp_averror_decoder_not_found(void) { return AVERROR_DECODER_NO
 static inline int hp_averror_exit(void) { return AVERROR_EXIT; }
 static inline int64_t hp_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational hp_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+/// Copies a frame's channel layout into the fields FFmpeg 5.1 deprecated but still checks
+/// (channels, channel_layout) when a frame made by hand enters a filter graph.
+static inline void hp_frame_set_legacy_layout(AVFrame *frame) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    frame->channels = frame->ch_layout.nb_channels;
+    frame->channel_layout = frame->ch_layout.order == AV_CHANNEL_ORDER_NATIVE ? frame->ch_layout.u.mask : 0;
+#pragma clang diagnostic pop
+}
 
 /// Receives every line libav* logs, already formatted (without the trailing newline).
 typedef void (*hp_log_sink)(int level, const char *line);

@@ -10,6 +10,9 @@ public enum PlayerCommand: Equatable, Sendable {
     case cycleABLoop
     /// Pause and show the next frame, or the one before.
     case stepFrame(forward: Bool)
+    /// Multiply the playback speed by a factor; `resetSpeed` goes back to 1.
+    case scaleSpeed(by: Double)
+    case resetSpeed
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
@@ -23,7 +26,7 @@ public enum PlayerCommand: Equatable, Sendable {
 public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down
-    case escape
+    case escape, backspace
 }
 
 /// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
@@ -39,6 +42,11 @@ public enum KeyBindings {
         case .character("l"): return .cycleABLoop
         case .character("."): return .stepFrame(forward: true)
         case .character(","): return .stepFrame(forward: false)
+        case .character("["): return .scaleSpeed(by: 1 / 1.1)
+        case .character("]"): return .scaleSpeed(by: 1.1)
+        case .character("{"): return .scaleSpeed(by: 0.5)
+        case .character("}"): return .scaleSpeed(by: 2)
+        case .backspace: return .resetSpeed
         case .character("m"): return .toggleMute
         case .character("9"): return .changeVolume(by: -2)
         case .character("0"): return .changeVolume(by: 2)

@@ -94,6 +94,12 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             lock.withLock { autoplayValue = false }
             player.stepFrame(forward: forward)
             return nil
+        case .scaleSpeed(let factor):
+            player.speed = PlaybackSpeed.scaled(player.speed, by: factor)
+            return speedNotice
+        case .resetSpeed:
+            player.speed = 1
+            return speedNotice
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"
@@ -105,6 +111,8 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             return nil
         }
     }
+
+    private var speedNotice: String { "Speed " + PlaybackSpeed.text(player.speed) }
 
     private func seekNotice(to position: Double) -> String {
         let duration = player.status.duration

@@ -7,6 +7,7 @@ public enum TerminalKeyParser {
     public static func firstKey(in bytes: [UInt8]) -> (key: Key?, length: Int)? {
         guard let first = bytes.first else { return nil }
         guard first == 0x1B else {
+            if first == 0x7F || first == 0x08 { return (.backspace, 1) }  // DEL or ^H, as terminals differ
             return (first < 0x80 ? .character(Character(Unicode.Scalar(first))) : nil, 1)
         }
         guard bytes.count >= 2 else { return nil }

@@ -18,6 +18,9 @@ public final class Frame: @unchecked Sendable {
     public internal(set) var loopPass = 0
     /// Audio only: samples at the start already handed to the output, or trimmed by an exact seek.
     var consumedSamples = 0
+    /// Audio only: media seconds per second of these samples (the speed they were stretched for;
+    /// 1 as decoded).
+    var tempo = 1.0
     /// A converted frame's pixels or samples: owned by this wrapper and kept across reuses, so
     /// converting allocates nothing once the pool is warm. Decoded frames use libavcodec's buffers.
     private var storage: UnsafeMutableRawPointer?
@@ -52,6 +55,7 @@ public final class Frame: @unchecked Sendable {
     func reset() {
         av_frame_unref(avFrame)
         consumedSamples = 0
+        tempo = 1
         loopPass = 0
     }
 

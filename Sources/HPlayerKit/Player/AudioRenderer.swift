@@ -1,7 +1,7 @@
 import Glibc
 
-/// Fills the audio output's callbacks from the audio track's frame queue and keeps the master
-/// clock on the sample being heard.
+/// Fills the audio output's callbacks from the audio track's frames (through its AudioTempoStage)
+/// and keeps the master clock on the sample being heard, running at the speed heard.
 ///
 /// Runs on the output's real-time thread: pops without waiting, copies, never allocates. A frame's
 /// unused remainder waits for the next callback; a gap in the timestamps (audio starting after the
@@ -10,7 +10,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     /// Timestamp gaps shorter than this are rounding, not holes.
     static let gapThreshold = 0.005
 
-    private let track: Track
+    private let stage: AudioTempoStage
     private let clock: MasterClock
     private let notifier: RenderNotifier
 
@@ -37,8 +37,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     /// Whether any sample of this serial has been written yet.
     private var hasStartedSerial = false
 
-    init(track: Track, clock: MasterClock, notifier: RenderNotifier) {
-        self.track = track
+    init(stage: AudioTempoStage, clock: MasterClock, notifier: RenderNotifier) {
+        self.stage = stage
         self.clock = clock
         self.notifier = notifier
     }
@@ -78,20 +78,23 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         var wroteTimeline = false
         /// Nothing is left: the decoder had finished before the queue was found empty.
         var isExhausted = false
+        /// Media seconds per sample of the frame being written: the speed it was stretched for.
+        var secondsPerSample = 1 / rate
         while written < sampleCount {
             if current == nil {
-                let decoderFinished = track.hasFinishedDecoding(serial: serial)
-                current = nextFrame()
-                isExhausted = current == nil && decoderFinished
+                let finished = stage.hasFinished(serial: serial)
+                current = stage.nextFrame(serial: serial, callbackSamples: sampleCount)
+                isExhausted = current == nil && finished
             }
             guard let frame = current else { break }
-            let framePosition = frame.pts + Double(frame.consumedSamples) / rate
+            secondsPerSample = frame.tempo / rate
+            let framePosition = frame.pts + Double(frame.consumedSamples) * secondsPerSample
             if !hasStartedSerial, let expected = nextPts, expected - framePosition > Self.gapThreshold {
                 // Sound from before the timeline's start (a seek to a key frame leaves the audio
                 // a little ahead of the picture): skipped, so the picture need not wait for it.
-                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(((expected - framePosition) * rate).rounded()))
+                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(((expected - framePosition) / secondsPerSample).rounded()))
                 if frame.consumedSamples >= frame.sampleCount {
-                    track.recycle(frame)
+                    stage.recycle(frame)
                     current = nil
                 }
                 continue
@@ -106,33 +109,33 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 break
             }
             if let expected = nextPts, framePosition - expected > Self.gapThreshold {
-                let silence = min(sampleCount - written, Int(((framePosition - expected) * rate).rounded()))
+                let silence = min(sampleCount - written, Int(((framePosition - expected) / secondsPerSample).rounded()))
                 memset(buffer + written * bytesPerFrame, 0, silence * bytesPerFrame)
                 if firstPts == nil { firstPts = expected - (frame.pts - frame.mediaPts) }
                 written += silence
-                nextPts = expected + Double(silence) / rate
+                nextPts = expected + Double(silence) * secondsPerSample
                 wroteTimeline = true
                 continue
             }
             var count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
-            if let loopEnd { count = min(count, max(1, Int(((loopEnd - framePosition) * rate).rounded(.up)))) }
+            if let loopEnd { count = min(count, max(1, Int(((loopEnd - framePosition) / secondsPerSample).rounded(.up)))) }
             if let samples = frame.plane(0) {
                 memcpy(buffer + written * bytesPerFrame, samples + frame.consumedSamples * bytesPerFrame, count * bytesPerFrame)
             } else {
                 memset(buffer + written * bytesPerFrame, 0, count * bytesPerFrame)
             }
-            if firstPts == nil { firstPts = frame.mediaPts + Double(frame.consumedSamples) / rate }
+            if firstPts == nil { firstPts = frame.mediaPts + Double(frame.consumedSamples) * secondsPerSample }
             if reportsLoops, frame.loopPass != lastPass {
                 lastPass = frame.loopPass
                 notifier.post(.loopPassed, serial: serial)
             }
             frame.consumedSamples += count
             written += count
-            nextPts = framePosition + Double(count) / rate
+            nextPts = framePosition + Double(count) * secondsPerSample
             loopOffset = frame.pts - frame.mediaPts
             wroteTimeline = true
             if frame.consumedSamples >= frame.sampleCount {
-                track.recycle(frame)
+                stage.recycle(frame)
                 current = nil
             }
         }
@@ -142,8 +145,10 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         }
         if gain != 1 { Self.scale(buffer, values: written * format.channelCount, format: format.sampleFormat, by: gain) }
         if wroteTimeline, let end = nextPts {
-            // The last written sample is heard at time + latency - trailing silence.
-            clock.set(end - latency + Double(trailingSilence) / rate, at: time, loopOffset: loopOffset)
+            // The last written sample is heard at time + latency - trailing silence; what is heard
+            // until then runs at the speed of the frame written last.
+            let speed = secondsPerSample * rate
+            clock.set(end - (latency - Double(trailingSilence) / rate) * speed, at: time, loopOffset: loopOffset, rate: speed)
         } else if !isExhausted {
             clock.freeze(at: time)  // waiting for data: time stands still
         }
@@ -166,17 +171,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         }
     }
 
-    /// The next frame of the current serial; older ones are dropped on the way.
-    private func nextFrame() -> Frame? {
-        while let frame = track.frames.pop(blocking: false) {
-            if frame.serial == serial { return frame }
-            track.recycle(frame)
-        }
-        return nil
-    }
-
     private func reset(to newSerial: Int) {
-        if let frame = current { track.recycle(frame) }
+        if let frame = current { stage.recycle(frame) }
         current = nil
         serial = newSerial
         nextPts = nil

@@ -23,6 +23,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var audioTrack: Track?
     private var videoTrack: Track?
     private var audioRenderer: AudioRenderer?
+    private var audioTempo: AudioTempoStage?
     private var videoRenderer: VideoRenderer?
     private var isRendering = false
     /// The serial of the latest seek: only its frames and reports count.
@@ -46,6 +47,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private var volumeValue = 100
     private var muted = false
     private var abLoopValue: ABLoop
+    private var speedValue: Double
     /// A forward frame step moved the picture on while the sound stood still: playing again
     /// seeks to the frame shown, so both start there.
     private var isStepped = false
@@ -60,6 +62,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         self.videoOutput = videoOutput
         self.source = source ?? FFmpegSource(url: url, options: options.source)
         abLoopValue = options.abLoop
+        speedValue = PlaybackSpeed.clamped(options.speed)
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -97,6 +100,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         set { lock.withLock {
             abLoopValue = newValue
             applyLoopEnd()
+        } }
+    }
+
+    public var speed: Double {
+        get { lock.withLock { speedValue } }
+        set { lock.withLock {
+            speedValue = PlaybackSpeed.clamped(newValue)
+            audioTempo?.setTempo(speedValue)
+            // With sound, the audio renderer moves the clock to the new rate as it is heard.
+            if audioRenderer == nil || audioEnded { clock.setRate(speedValue, at: MonotonicClock.now()) }
         } }
     }
 
@@ -190,6 +203,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         guard shouldClose else { return }
         audioOutput.close()
         videoOutput.close()
+        lock.withLock { audioTempo }?.close()  // before the tracks close under it
         source.close()
         notifier?.close()
         let finishing = lock.withLock {
@@ -211,13 +225,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             switch track.kind {
             case .audio:
                 let native = track.nativeAudioFormat ?? AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
-                let renderer = AudioRenderer(track: track, clock: clock, notifier: notifier)
+                let stage = AudioTempoStage(track: track, tempo: speedValue)
+                let renderer = AudioRenderer(stage: stage, clock: clock, notifier: notifier)
                 let format = try audioOutput.open(source: native, renderer: renderer)
                 renderer.configure(format: format)
                 track.configureAudio(output: format)
-                (audioTrack, audioRenderer) = (track, renderer)
+                stage.start(format: format)
+                (audioTrack, audioRenderer, audioTempo) = (track, renderer, stage)
             case .video:
                 let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed)
+                clock.setRate(speedValue, at: MonotonicClock.now())
                 try videoOutput.open(renderer: renderer, format: track.videoFormat ?? VideoFormat(width: 0, height: 0))
                 track.configureVideo(acceptedPixelFormats: videoOutput.acceptedPixelFormats)
                 (videoTrack, videoRenderer) = (track, renderer)
@@ -372,11 +389,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     /// making the picture wait.
     private func timelineStart() -> Double? {
         let video = videoRenderer?.firstPts(serial: serial)
-        let rate = Double(audioTrack?.audioFormat?.sampleRate ?? 1)
         // Where the first sample to be played lies: after what an exact seek trimmed.
-        let audio = audioTrack?.frames.withContents { frames in
-            frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) / rate }
-        }
+        let audio = audioTempo?.firstQueuedPosition(serial: serial)
         switch (video, audio) {
         case let (video?, audio?): return hasSeeked ? video : min(video, audio)
         case let (video?, nil): return video

@@ -30,6 +30,8 @@ public struct PlayerOptions: Sendable {
     public var isUntimed = false
     /// Repeat from A to B (`--ab-loop-a`, `--ab-loop-b`).
     public var abLoop = ABLoop()
+    /// The playback speed to start at (`--speed`), within `PlaybackSpeed.range`.
+    public var speed = 1.0
 
     public init() {}
 }
@@ -62,6 +64,9 @@ public protocol MediaPlayer: AnyObject, Sendable {
     var status: PlayerStatus { get }
     /// Playback repeats from A to B while both are set, with exact seeks; each pass is a `loopDone`.
     var abLoop: ABLoop { get set }
+    /// Media seconds per second, within `PlaybackSpeed.range` (a value outside is clamped): the
+    /// sound is stretched with its pitch kept and the picture follows it.
+    var speed: Double { get set }
     /// A new stream of every event from now on.
     func events() -> AsyncStream<PlayerEvent>
     /// Opens the media; `prepared` (or `finished` with an error) follows.

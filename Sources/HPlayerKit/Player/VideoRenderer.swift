@@ -110,7 +110,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         let isFinished = track.hasFinishedDecoding(serial: serial)
         guard let now = clockTime(at: time, mode: mode) else {
             if isFinished, track.frames.withContents({ frames in dropStale(&frames); return frames.isEmpty }) {
-                return endOfVideo(clock: lastPresentedEnd ?? 0, at: time)
+                return endOfVideo(clock: lastPresentedEnd ?? 0, at: time, rate: clock.rate)
             }
             // The first audio callback is about to set the clock: look again soon, not at the
             // next poll, so the restart frame is not held back by the order the outputs start in.
@@ -127,9 +127,10 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             let frame = decision.present == nil ? nil : frames.removeFirst()
             return (frame, decision, frames.isEmpty)
         }
-        let nextDeadline = decision.nextDue.map { time + ($0 - now) }
+        let rate = clock.rate
+        let nextDeadline = decision.nextDue.map { time + ($0 - now) / rate }
         guard let frame else {
-            if isFinished, isEmpty { return endOfVideo(clock: now, at: time) }
+            if isFinished, isEmpty { return endOfVideo(clock: now, at: time, rate: rate) }
             return VideoRefresh(frame: nil, nextDeadline: nextDeadline)
         }
         guard frame.serial == serial else {
@@ -181,10 +182,10 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     }
 
     /// The last frame has been shown for its duration: the video has ended.
-    private func endOfVideo(clock now: Double, at time: Double) -> VideoRefresh {
+    private func endOfVideo(clock now: Double, at time: Double, rate: Double) -> VideoRefresh {
         let end = lastPresentedEnd ?? now
         if !isUntimed, now + VideoSync.tolerance < end {
-            return VideoRefresh(frame: nil, nextDeadline: time + (end - now))
+            return VideoRefresh(frame: nil, nextDeadline: time + (end - now) / rate)
         }
         if !endReported {
             endReported = true

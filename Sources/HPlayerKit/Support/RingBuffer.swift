@@ -25,6 +25,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     /// How many elements a waiting consumer wants before it is woken.
     private var consumerWakeCount = 1
     private var producerWakeRequested = false
+    private var consumerWakeRequested = false
     private var closed = false
     private let lock = ConditionLock()
 
@@ -125,14 +126,17 @@ public final class RingBuffer<Element>: @unchecked Sendable {
             let wanted = min(max(1, batch), slotCount)
             waitingConsumers += 1
             consumerWakeCount = wanted
-            while !closed, Int(writeCounter &- readCounter) < wanted {
+            while !closed, !consumerWakeRequested, Int(writeCounter &- readCounter) < wanted {
                 let woken = deadline.map { lock.wait(until: $0) } ?? { lock.wait(); return true }()
                 if !woken { break }
             }
             waitingConsumers -= 1
             consumerWakeCount = 1
         }
-        if closed || writeCounter == readCounter { return nil }
+        if closed || writeCounter == readCounter {
+            if blocking { consumerWakeRequested = false }  // the wake is delivered: nil
+            return nil
+        }
         return removeFirstLocked()
     }
 
@@ -160,6 +164,16 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     public func wakeProducer() {
         lock.withLock {
             producerWakeRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// Makes a consumer blocked on an empty buffer (or the next one to block) return what it
+    /// holds, nil when nothing: so it can look at something other than the buffer (a track's
+    /// decoder has finished).
+    public func wakeConsumer() {
+        lock.withLock {
+            consumerWakeRequested = true
             lock.broadcast()
         }
     }

@@ -132,11 +132,18 @@ public final class Track: @unchecked Sendable {
     func setCodecState(_ newState: CodecState, finishing serial: Int? = nil) {
         lock.withLock { state = newState }
         finishedSerial.store(serial ?? -1, ordering: .releasing)
+        if serial != nil { frames.wakeConsumer() }  // a consumer waiting for frames learns there are no more
     }
 
     /// True once the decoder has drained every frame of `serial`.
     public func hasFinishedDecoding(serial: Int) -> Bool {
         finishedSerial.load(ordering: .acquiring) == serial
+    }
+
+    /// The serial whose frames have all been decoded, if any.
+    var decodingFinishedSerial: Int? {
+        let serial = finishedSerial.load(ordering: .acquiring)
+        return serial < 0 ? nil : serial
     }
 
     /// Exact seek: frames of `serial` before `pts` (seconds) are decoded and dropped; with

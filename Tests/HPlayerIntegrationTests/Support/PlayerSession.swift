@@ -96,6 +96,29 @@ final class PlayerSession: @unchecked Sendable {
         }
     }
 
+    /// When each white frame of the flash-and-beep clip was presented.
+    var flashTimes: [Double] {
+        presentedFrames.filter { frame in abs(frame.pts - frame.pts.rounded(.down) - 0.5) < 0.001 }.map(\.presentedAt)
+    }
+
+    /// When each beep's first sample is heard: the sample's place in the WAV, mapped through the
+    /// callback log to the time its callback's first sample is heard.
+    func beepTimes() throws -> [Double] {
+        let audio = try recordedAudio()
+        let callbacks = audioCallbacks
+        let quiet = audio.rate / 5
+        var times: [Double] = []
+        var lastLoud = -quiet
+        for (index, sample) in audio.samples.enumerated() where abs(sample) > 0.4 {
+            defer { lastLoud = index }
+            guard index - lastLoud >= quiet else { continue }
+            let callback = index / 1024
+            guard callback < callbacks.count else { break }
+            times.append(callbacks[callback].playedAt + Double(index % 1024) / Double(audio.rate))
+        }
+        return times
+    }
+
     /// The recorded WAV: interleaved samples as floats, its rate and channel count.
     func recordedAudio() throws -> (samples: [Float], rate: Int, channels: Int) {
         try WAVFile.read(folder + "/audio.wav")

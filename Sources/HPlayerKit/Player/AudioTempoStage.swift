@@ -1,0 +1,250 @@
+import Synchronization
+
+/// Between the audio track's frame queue and the AudioRenderer, on a thread of its own: passes
+/// the decoded frames on untouched at 1x, and at other speeds stretches them with an
+/// AudioTempoFilter (libavfilter allocates, which the render callback may not).
+///
+/// It keeps only a little ahead of the output, one callback and `leadSeconds`, so a new speed is
+/// heard within about that plus the device's latency. A new speed finishes the filter (what it
+/// holds comes out, already at the new speed where the filter can be retuned) and starts the next
+/// at the next sample, so the positions of what follows are exact; a gap or a loop pass in the
+/// input does the same.
+final class AudioTempoStage: @unchecked Sendable {
+    /// Samples per stretched frame: small, so the queue's lead is measured finely.
+    static let chunkSamples = 256
+    /// How far past one callback the stage fills the queue: it refills right after each callback,
+    /// so a little is enough, and less is heard late after a change of speed.
+    static let leadSeconds = 0.005
+
+    private let track: Track
+    /// The output's format, which the track converts to; set at `start`.
+    private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
+    private let output = RingBuffer<Frame>(capacity: 64)
+
+    private let control = ConditionLock()
+    private var wantedTempo = 1.0
+    private var isClosed = false
+    /// Samples queued in `output`, against which the lead is kept.
+    private var queuedSamples = 0
+    private var callbackSamples = 1024
+    private let finishedSerial = Atomic<Int>(-1)
+    private var thread: JoinableThread?
+
+    // The stage thread's own.
+    private var serial = -1
+    private var filter: AudioTempoFilter?
+    /// Where the filter's output starts on the timeline, and how much it has given.
+    private var segment = Segment()
+    /// Timeline pts where the input taken so far ends.
+    private var takenEnd: Double?
+    private var hasWarned = false
+
+    private struct Segment {
+        var start = 0.0
+        var loopOffset = 0.0
+        var loopPass = 0
+        var produced = 0
+    }
+
+    init(track: Track, tempo: Double) {
+        self.track = track
+        wantedTempo = tempo
+    }
+
+    func start(format: AudioFormat) {
+        control.withLock { self.format = format }
+        thread = JoinableThread(name: "hp-audio-tempo") { [self] in run() }
+    }
+
+    /// Stops and joins the thread, and gives every frame it holds back to the track.
+    func close() {
+        control.withLock {
+            isClosed = true
+            control.broadcast()
+        }
+        track.frames.wakeConsumer()  // in case it waits for a frame
+        thread?.join()
+        thread = nil
+        filter = nil
+        output.flush(track.recycle)
+    }
+
+    /// Media seconds per second heard, from the next frame the stage takes on.
+    func setTempo(_ tempo: Double) {
+        control.withLock { wantedTempo = tempo }
+    }
+
+    // MARK: For the renderer (its real-time thread)
+
+    /// The next frame of `serial`, or nil at once; frames of other serials are dropped.
+    func nextFrame(serial: Int, callbackSamples samples: Int) -> Frame? {
+        while let frame = output.pop(blocking: false) {
+            let count = frame.sampleCount - frame.consumedSamples
+            control.withLock {
+                queuedSamples -= count
+                callbackSamples = samples
+                if queuedSamples < lead { control.broadcast() }
+            }
+            if frame.serial == serial { return frame }
+            track.recycle(frame)
+        }
+        return nil
+    }
+
+    func recycle(_ frame: Frame) { track.recycle(frame) }
+
+    /// True once every frame of `serial` has been handed on.
+    func hasFinished(serial: Int) -> Bool {
+        finishedSerial.load(ordering: .acquiring) == serial
+    }
+
+    /// Timeline pts of the first sample of `serial` still to be heard, queued here or in the track.
+    func firstQueuedPosition(serial: Int) -> Double? {
+        let rate = Double(control.withLock { format.sampleRate })
+        func position(_ frames: inout RingBuffer<Frame>.Contents) -> Double? {
+            frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) * $0.tempo / rate }
+        }
+        return output.withContents(position) ?? track.frames.withContents(position)
+    }
+
+    // MARK: The stage thread
+
+    /// Samples of lead, under `control`.
+    private var lead: Int { callbackSamples + Int(Self.leadSeconds * Double(format.sampleRate)) }
+
+    private func run() {
+        while waitForRoom() {
+            // Empty-handed: closed, or woken because the decoder has finished a serial.
+            guard let frame = track.frames.pop(blocking: true) else {
+                if track.frames.isClosed { return }
+                if let finished = track.decodingFinishedSerial { finishSerial(finished) }
+                continue
+            }
+            take(frame)
+        }
+    }
+
+    /// Waits while the output holds its lead; false once closed.
+    private func waitForRoom() -> Bool {
+        control.withLock {
+            while !isClosed, queuedSamples >= lead { control.wait() }
+            return !isClosed
+        }
+    }
+
+    private func take(_ frame: Frame) {
+        if frame.serial != serial {
+            serial = frame.serial
+            filter = nil
+            takenEnd = nil
+        }
+        let tempo = control.withLock { wantedTempo }
+        let rate = Double(format.sampleRate)
+        let start = frame.pts + Double(frame.consumedSamples) / rate
+        let end = frame.pts + Double(frame.sampleCount) / rate
+        let follows = takenEnd.map { abs(start - $0) < AudioRenderer.gapThreshold } ?? false
+            && frame.loopPass == segment.loopPass && abs(frame.pts - frame.mediaPts - segment.loopOffset) < AudioRenderer.gapThreshold
+        if let current = filter, current.tempo != tempo || !follows {
+            let tailStart = position(of: current)
+            if follows { _ = current.retune(to: tempo) }
+            drain(current, from: tailStart)
+        }
+        takenEnd = end
+        guard tempo != 1 else {
+            push(frame)
+            return
+        }
+        do {
+            if filter == nil {
+                filter = try AudioTempoFilter(format: format, tempo: tempo)
+                segment = Segment(start: start, loopOffset: frame.pts - frame.mediaPts, loopPass: frame.loopPass)
+            }
+            try filter?.send(frame, from: frame.consumedSamples)
+        } catch {
+            failed(tempo, error)
+            push(frame)  // played unstretched rather than not at all; the clock follows what is heard
+            return
+        }
+        track.recycle(frame)
+        do { try pull() } catch { failed(tempo, error) }
+    }
+
+    private func failed(_ tempo: Double, _ error: FFmpegError) {
+        if !hasWarned { Log.player.error("speed \(tempo): the audio filter failed (\(error)); the sound plays at 1x") }
+        hasWarned = true
+        filter = nil
+    }
+
+    /// Takes out what `filter` still holds and forgets it; what follows starts a new segment.
+    /// The last of a filter's output is its input's end as it went in, so these chunks are placed
+    /// from where the segment stands to where the input ends, evenly: no jump on either side.
+    private func drain(_ current: AudioTempoFilter, from start: Double) {
+        defer { filter = nil }
+        var tail: [Frame] = []  // a window or so; made at a change of speed, not per frame
+        do {
+            try current.finish()
+            while true {
+                let chunk = track.framePool.acquire()
+                guard try current.receive(into: chunk, count: Self.chunkSamples) else {
+                    track.recycle(chunk)
+                    break
+                }
+                tail.append(chunk)
+            }
+        } catch {
+            Log.player.warning("the end of a speed change was lost: \(error)")
+        }
+        guard let end = takenEnd else { return tail.forEach(track.recycle) }
+        let total = Double(tail.reduce(0) { $0 + $1.sampleCount })
+        var placed = 0
+        for chunk in tail {
+            place(chunk, at: start + (end - start) * Double(placed) / total, tempo: (end - start) / total * Double(format.sampleRate))
+            placed += chunk.sampleCount
+            push(chunk)
+        }
+    }
+
+    /// Moves the filter's output into the queue in chunks, placing each on the timeline.
+    private func pull() throws(FFmpegError) {
+        guard let filter else { return }
+        while true {
+            let chunk = track.framePool.acquire()
+            guard try filter.receive(into: chunk, count: Self.chunkSamples) else {
+                track.recycle(chunk)
+                return
+            }
+            place(chunk, at: position(of: filter), tempo: filter.tempo)
+            segment.produced += chunk.sampleCount
+            push(chunk)
+        }
+    }
+
+    /// Where the next sample out of `filter` goes on the timeline.
+    private func position(of filter: AudioTempoFilter) -> Double {
+        let lead = filter.lead * min(1, Double(segment.produced) / Double(filter.leadRamp))
+        return segment.start + Double(segment.produced) * filter.tempo / Double(format.sampleRate) + lead
+    }
+
+    private func place(_ chunk: Frame, at pts: Double, tempo: Double) {
+        chunk.pts = pts
+        chunk.mediaPts = pts - segment.loopOffset
+        chunk.duration = Double(chunk.sampleCount) / Double(format.sampleRate)
+        chunk.serial = serial
+        chunk.loopPass = segment.loopPass
+        chunk.tempo = tempo
+    }
+
+    /// A serial's frames have all been decoded: once what the filter holds is out, the renderer
+    /// may call it the end.
+    private func finishSerial(_ finished: Int) {
+        guard finishedSerial.load(ordering: .relaxed) != finished else { return }
+        if finished == serial, let current = filter { drain(current, from: position(of: current)) }
+        finishedSerial.store(finished, ordering: .releasing)
+    }
+
+    private func push(_ frame: Frame) {
+        finishedSerial.store(-1, ordering: .releasing)
+        control.withLock { queuedSamples += frame.sampleCount - frame.consumedSamples }
+        _ = output.push(frame)  // never full: the lead is a fraction of its capacity
+    }
+}
