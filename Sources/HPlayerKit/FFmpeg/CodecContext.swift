@@ -1,9 +1,10 @@
 import CFFmpeg
 
-/// An opened libavcodec decoder for one stream: the owner of its AVCodecContext.
+/// An opened libavcodec decoder or encoder: the owner of its AVCodecContext.
 final class CodecContext: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
 
+    /// A decoder for `stream`.
     /// - Parameter threads: libavcodec's thread_count; 0 lets it pick one per core.
     init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
         let parameters = stream.pointee.codecpar!
@@ -13,26 +14,49 @@ final class CodecContext: @unchecked Sendable {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(input: codecName, reason: "no decoder for this codec")
         }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw MediaError(input: codecName, reason: "out of memory")
-        }
-        var result = avcodec_parameters_to_context(context, parameters)
-        if result >= 0 {
+        context = try Self.open(codec, named: codecName) { context in
+            let result = avcodec_parameters_to_context(context, parameters)
             context.pointee.pkt_timebase = stream.pointee.time_base
             context.pointee.thread_count = threads
-            result = avcodec_open2(context, codec, nil)
+            return result
         }
-        if result < 0 {
-            var owned: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&owned)
-            throw MediaError(input: codecName, reason: "cannot open decoder: \(FFmpegError(result))")
+    }
+
+    /// An encoder for `codecID`, opened once `configure` has set what it needs (size, format, time base).
+    init(encoder codecID: AVCodecID, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws(MediaError) {
+        let codecName = String(cString: avcodec_get_name(codecID))
+        guard let codec = avcodec_find_encoder(codecID) else {
+            throw MediaError(input: codecName, reason: "no encoder for this codec")
         }
-        self.context = context
+        context = try Self.open(codec, named: codecName) { context in
+            configure(context)
+            return 0
+        }
     }
 
     deinit {
         var owned: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&owned)
+    }
+
+    /// A context for `codec`, set up by `setUp` (which returns a libav* result) and opened;
+    /// freed again if either fails.
+    private static func open(_ codec: UnsafePointer<AVCodec>, named name: String,
+                             setUp: (UnsafeMutablePointer<AVCodecContext>) -> Int32) throws(MediaError) -> UnsafeMutablePointer<AVCodecContext> {
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw MediaError(input: name, reason: "out of memory")
+        }
+        var result = setUp(context)
+        if result >= 0 {
+            result = avcodec_open2(context, codec, nil)
+        }
+        if result < 0 {
+            var owned: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&owned)
+            let role = av_codec_is_encoder(codec) != 0 ? "encoder" : "decoder"
+            throw MediaError(input: name, reason: "cannot open \(role): \(FFmpegError(result))")
+        }
+        return context
     }
 }
 

@@ -54,6 +54,28 @@ final class InputContainer: @unchecked Sendable {
         return (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
     }
 
+    /// The index of the stream of `kind` to play: stream `number` (from 1) among those of `kind`
+    /// when it is there (a warning when it is not), else libavformat's best (for audio, the one
+    /// that goes with video stream `related`); -1 for none. Cover art is no video.
+    func chosenStream(of kind: MediaKind, number: Int?, relatedTo related: Int32 = -1) -> Int32 {
+        guard let context else { return -1 }
+        let type = kind == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+        var index: Int32
+        let ofKind = streams.filter { $0.pointee.codecpar.pointee.codec_type == type }
+        if let number, number >= 1, number <= ofKind.count {
+            index = ofKind[number - 1].pointee.index
+        } else {
+            if let number {
+                Log.source.warning("\(url): no \(kind.rawValue) track \(number) (the file has \(ofKind.count)): playing the default one")
+            }
+            index = av_find_best_stream(context, type, -1, related, nil, 0)
+        }
+        if kind == .video, index >= 0, context.pointee.streams[Int(index)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+            index = -1
+        }
+        return index
+    }
+
     /// av_read_frame: 0, AVERROR_EOF at the end, or another negative error.
     func read(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         av_read_frame(context, packet)

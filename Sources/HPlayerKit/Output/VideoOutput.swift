@@ -45,6 +45,17 @@ public struct VideoFormat: Sendable, Equatable {
     }
 }
 
+extension VideoFormat {
+    /// What `stream` declares: the container's pixel shape where it gives one, else the codec's.
+    init(stream: UnsafeMutablePointer<AVStream>) {
+        let parameters = stream.pointee.codecpar.pointee
+        let aspect = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.sample_aspect_ratio
+        self.init(width: Int(parameters.width), height: Int(parameters.height),
+                  sampleAspectRatio: aspect.num > 0 && aspect.den > 0 ? aspect.seconds : 1,
+                  rotation: MediaProbe.rotation(of: stream))
+    }
+}
+
 /// A picture output that asks for a frame at each refresh of its display.
 public protocol VideoOutput: AnyObject, Sendable {
     /// The pixel formats it takes; nil when it takes any. Others are converted by the decoder.

@@ -126,27 +126,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         lock.withLock { openedTracks = tracks }
     }
 
-    /// The index of stream `number` (from 1) among the file's streams of `kind`; nil, with a
-    /// warning when one was asked for, if there is no such stream.
-    private func chosenStream(_ number: Int?, of kind: MediaKind) -> Int32? {
-        guard let number else { return nil }
-        let type = kind == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
-        let ofKind = container.streams.filter { $0.pointee.codecpar.pointee.codec_type == type }
-        guard number >= 1, number <= ofKind.count else {
-            Log.source.warning("\(url): no \(kind.rawValue) track \(number) (the file has \(ofKind.count)): playing the default one")
-            return nil
-        }
-        return ofKind[number - 1].pointee.index
-    }
-
     /// The best video and audio streams with a decoder each; every other stream is discarded.
     private func makeTracks() throws(MediaError) -> [Track] {
-        guard let context = container.context else { throw MediaError(input: url, reason: "not open") }
-        var video = chosenStream(options.videoTrack, of: .video) ?? av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        if video >= 0, context.pointee.streams[Int(video)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
-            video = -1  // cover art, not a moving picture
-        }
-        var audio = chosenStream(options.audioTrack, of: .audio) ?? av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, video, nil, 0)
+        guard container.context != nil else { throw MediaError(input: url, reason: "not open") }
+        var video = container.chosenStream(of: .video, number: options.videoTrack)
+        var audio = container.chosenStream(of: .audio, number: options.audioTrack, relatedTo: video)
         if !options.mediaKinds.contains(.video) { video = -1 }
         if !options.mediaKinds.contains(.audio) { audio = -1 }
         var made: [Track] = []

@@ -9,6 +9,7 @@ enum Log {
     static let player = Logger(label: "hplayer.player")
     static let output = Logger(label: "hplayer.output")
     static let ffmpeg = Logger(label: "hplayer.ffmpeg")
+    static let snapshot = Logger(label: "hplayer.snapshot")
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.

@@ -85,12 +85,7 @@ public final class Track: @unchecked Sendable {
             ? AudioFormat(sampleFormat: .float32, sampleRate: Int(max(parameters.sample_rate, 1)),
                           channelCount: Int(max(parameters.ch_layout.nb_channels, 1)))
             : nil
-        let aspect = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.sample_aspect_ratio
-        videoFormat = kind == .video
-            ? VideoFormat(width: Int(parameters.width), height: Int(parameters.height),
-                          sampleAspectRatio: aspect.num > 0 && aspect.den > 0 ? aspect.seconds : 1,
-                          rotation: MediaProbe.rotation(of: stream))
-            : nil
+        videoFormat = kind == .video ? VideoFormat(stream: stream) : nil
         packets = RingBuffer(capacity: packetCapacity)
         frames = RingBuffer(capacity: frameCapacity)
         packetPool = ObjectPool(reserve: packets.capacity * 2 + 8) { Packet() }
