@@ -14,6 +14,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var avsync: Double
     public var droppedFrames: Int
     public var abLoop: ABLoop
+    /// The file being recorded to; "" when none.
+    public var recordingPath = ""
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -53,6 +55,8 @@ public enum PropertyChange: Equatable, Sendable {
     /// nil: the point is cleared ("no").
     case abLoopA(Double?)
     case abLoopB(Double?)
+    /// Record to this file; "" stops recording.
+    case streamRecord(String)
     /// Speed 1, the only one HPlayer plays at so far: nothing to change.
     case normalSpeed
 }
@@ -60,7 +64,8 @@ public enum PropertyChange: Equatable, Sendable {
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
-                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b"]
+                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
+                               "stream-record"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -80,6 +85,7 @@ public enum PlayerProperties {
         // An A-B loop point reads "no" when it is not set.
         case "ab-loop-a": return .success(snapshot.abLoop.a.map(JSONValue.number) ?? .string("no"))
         case "ab-loop-b": return .success(snapshot.abLoop.b.map(JSONValue.number) ?? .string("no"))
+        case "stream-record": return .success(.string(snapshot.recordingPath))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -115,6 +121,8 @@ public enum PlayerProperties {
             }
             guard let point else { return .failure(.unsupportedFormat) }
             return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
+        case "stream-record":
+            return value.string.map { .success(.streamRecord($0)) } ?? .failure(.unsupportedFormat)
         case "speed":
             // Playback at other speeds comes with the playback-controls work; 1 is accepted.
             guard let factor = number(value), (0.01...100).contains(factor) else { return .failure(.unsupportedFormat) }
