@@ -128,9 +128,13 @@ public final class IPCRemote: @unchecked Sendable {
             return PlayerProperties.value(of: name, in: snapshot(of: controller)).map { .some($0) }
         case .setProperty(let name, let value):
             guard let controller else { return .failure(.propertyUnavailable) }
-            return PlayerProperties.change(setting: name, to: value).map { change in
-                apply(change, to: controller)
-                return .none
+            return PlayerProperties.change(setting: name, to: value).flatMap { change in
+                do throws(IPCError) {
+                    try apply(change, to: controller)
+                    return .success(.none)
+                } catch {
+                    return .failure(error)
+                }
             }
         case .frameStep(let forward):
             guard let controller else { return .failure(.commandFailed) }
@@ -153,7 +157,7 @@ public final class IPCRemote: @unchecked Sendable {
         }
     }
 
-    private func apply(_ change: PropertyChange, to controller: PlayerControlling) {
+    private func apply(_ change: PropertyChange, to controller: PlayerControlling) throws(IPCError) {
         switch change {
         case .pause(let paused): if paused { controller.pause() } else { controller.play() }
         case .position(let seconds): controller.seek(to: max(0, seconds), mode: nil)
@@ -163,14 +167,20 @@ public final class IPCRemote: @unchecked Sendable {
         case .abLoopA(let a): controller.player.abLoop.a = a
         case .abLoopB(let b): controller.player.abLoop.b = b
         case .speed(let factor): controller.player.speed = factor
+        case .streamRecord(""): controller.player.stopRecording()
+        case .streamRecord(let path):
+            // A path that cannot be recorded to fails the request, as mpv fails a property it cannot set.
+            do { try controller.player.startRecording(to: path) } catch { throw .accessDenied }
         }
     }
 
     private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
         let player = controller.player
-        return PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
-                                isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
-                                speed: player.speed)
+        var snapshot = PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
+                                        isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
+                                        speed: player.speed)
+        snapshot.recordingPath = player.recordingPath ?? ""
+        return snapshot
     }
 
     // MARK: Observation (its own thread)

@@ -15,6 +15,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var droppedFrames: Int
     public var abLoop: ABLoop
     public var speed: Double
+    /// The file being recorded to; "" when none.
+    public var recordingPath = ""
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -56,12 +58,15 @@ public enum PropertyChange: Equatable, Sendable {
     case abLoopA(Double?)
     case abLoopB(Double?)
     case speed(Double)
+    /// Record to this file; "" stops recording.
+    case streamRecord(String)
 }
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
-                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b"]
+                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
+                               "stream-record"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -81,6 +86,7 @@ public enum PlayerProperties {
         // An A-B loop point reads "no" when it is not set.
         case "ab-loop-a": return .success(snapshot.abLoop.a.map(JSONValue.number) ?? .string("no"))
         case "ab-loop-b": return .success(snapshot.abLoop.b.map(JSONValue.number) ?? .string("no"))
+        case "stream-record": return .success(.string(snapshot.recordingPath))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -116,6 +122,8 @@ public enum PlayerProperties {
             }
             guard let point else { return .failure(.unsupportedFormat) }
             return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
+        case "stream-record":
+            return value.string.map { .success(.streamRecord($0)) } ?? .failure(.unsupportedFormat)
         case "speed":
             // mpv takes 0.01 to 100 and calls other values a wrong format; HPlayer keeps the pitch
             // over PlaybackSpeed.range only, and refuses the rest of mpv's range.

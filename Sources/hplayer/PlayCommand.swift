@@ -45,6 +45,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
     @Flag(help: "Start in fullscreen.") var fullscreen = false
     @Option(help: "The window title (the file name when not given).") var title: String?
+    @Option(name: .customLong("record-file"), help: "Record the first file as it plays, from where playback starts until quit, its packets copied as they are (no re-encoding), to this .mp4, .mov, .mkv or .ts file (as mpv's --stream-record).")
+    var recordFile: String?
     @Option(name: .customLong("input-ipc-server"), help: "Listen at this Unix socket for mpv's JSON IPC (loadfile, seek, get_property, set_property, observe_property, quit).")
     var ipcServer: String?
     @OptionGroup var common: CommonOptions
@@ -129,6 +131,10 @@ struct PlayCommand: AsyncParsableCommand {
             let controller = PlayerController(player: player)
             session.attach(controller: controller, url: entry.url, window: window)
             remote?.begin(controller: controller, entryID: entry.id)
+            // A path that cannot be recorded to is told, and playback goes on.
+            if entry.id == 1, let recordFile {
+                do { try player.startRecording(to: recordFile) } catch { Log.command.warning("\(error)") }
+            }
             var startAt = entry.id == 1 ? start : nil
             if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
             failure = await play(controller, startingAt: startAt)

@@ -41,6 +41,9 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     func seek(to position: Double, mode: SeekMode?) { record("seek \(position) \(mode.map { "\($0)" } ?? "default")") }
     func stepFrame(forward: Bool) { record("step \(forward ? "forward" : "back")") }
     func close() { record("close") }
+    var recordingPath: String? { nil }
+    func startRecording(to path: String) throws(MediaError) { record("record \(path)") }
+    func stopRecording() { record("stop recording") }
 }
 
 let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [])

@@ -80,4 +80,10 @@ public protocol MediaPlayer: AnyObject, Sendable {
     func stepFrame(forward: Bool)
     /// Stops, joins every thread and frees everything.
     func close()
+    /// The file the played streams are being recorded to; nil when none is.
+    var recordingPath: String? { get }
+    /// Records the played streams to `path` (.mp4, .mov, .mkv or .ts), packets copied as they
+    /// are, until `stopRecording` or `close`; a recording in progress is finished first.
+    func startRecording(to path: String) throws(MediaError)
+    func stopRecording()
 }

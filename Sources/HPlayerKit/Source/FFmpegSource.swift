@@ -26,6 +26,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var requestedSerial = 0
     var closing = false
     var openedTracks: [Track] = []
+    /// The recording in progress (SourceRecording.swift).
+    let recording = Locked(RecordingSlot())
 
     // Owned by the read thread.
     var tracks: [Track] = []
@@ -40,6 +42,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var lastJump: TimestampJump?
     var loop = LoopProgress()
     var scratchPacket: UnsafeMutablePointer<AVPacket>?
+    /// The tracks' streams, as a recording copies them.
+    var recordedStreams: [RecordedStream] = []
 
     /// Set while the first-open or after-seek rules apply: decoded frames then wake the read loop
     /// so playback starts as soon as the rules allow.
@@ -96,6 +100,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         container.abort()
         for track in lock.withLock({ openedTracks }) { track.packets.close() }
         thread?.join()
+        closeRecording()
         for track in lock.withLock({ openedTracks }) { track.close() }
         container.close()
         if scratchPacket != nil { av_packet_free(&scratchPacket) }
@@ -111,6 +116,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         let info = MediaProbe.info(of: container)
         try delegate?.source(self, didOpen: info, tracks: tracks)
         scratchPacket = av_packet_alloc()
+        recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], kind: $0.kind) }
         let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
         reading = tracks.map { track in
             TrackReadState(limits: StreamTimeline.Limits(formatHasDiscontinuities: hasDiscontinuities),

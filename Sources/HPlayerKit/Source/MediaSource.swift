@@ -57,6 +57,20 @@ public protocol MediaSource: AnyObject, Sendable {
     /// Asks for a seek to `position` seconds from the start; the last request wins.
     /// - Returns: the serial the frames at the new position will carry.
     func seek(to position: Double, mode: SeekMode) -> Int
+    /// The file the played streams are being recorded to; nil when none is (a write error
+    /// stops a recording).
+    var recordingPath: String? { get }
+    /// Records the packets of the played streams, copied as they are read, to `path` (.mp4, .mov,
+    /// .mkv or .ts), from the next video key frame until `stopRecording` or `close`; a recording
+    /// in progress is finished first. With `waitsForPlayback`, what is read is held until
+    /// `playbackDidStart` and the recording starts with the packets of the latest seek, so it
+    /// begins where playback does. Throws when the file cannot be made (an unknown extension,
+    /// a folder that cannot be written).
+    func startRecording(to path: String, waitsForPlayback: Bool) throws(MediaError)
+    /// The first frame of the latest seek (or of the opening) is playing.
+    func playbackDidStart()
+    /// Finishes the recording: its file is complete when this returns.
+    func stopRecording()
     /// Stops and joins every thread and frees every FFmpeg object.
     func close()
 }

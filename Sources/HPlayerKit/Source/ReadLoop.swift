@@ -77,6 +77,7 @@ extension FFmpegSource {
             reading[index].hasEnded = false
             Log.source.debug("\(url): more \(track.kind) after all")
         }
+        record(scratch, track: index, segment: segment)
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)
         packet.serial = readSerial

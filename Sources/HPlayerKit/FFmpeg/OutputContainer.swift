@@ -1,0 +1,115 @@
+import CFFmpeg
+
+/// A file being written by a libavformat muxer: the owner of its AVFormatContext and its
+/// AVIOContext.
+///
+/// The muxer comes from the file's extension; the file is created (or truncated) when this is
+/// made, so a path that cannot be written is refused at once. `close` writes the trailer once
+/// the header has been written.
+final class OutputContainer {
+    private struct Muxer {
+        var name: String
+        var movFlags: String?
+    }
+
+    /// The muxer for each extension a file may have. MP4 and QuickTime files are written in
+    /// fragments, one from each key frame, as Matroska and MPEG-TS files are in clusters and
+    /// packets: a file cut short (a full disk, a crash) still plays up to where it was cut.
+    private static let muxers = [
+        "mp4": Muxer(name: "mp4", movFlags: "frag_keyframe+delay_moov"),
+        "mov": Muxer(name: "mov", movFlags: "frag_keyframe+delay_moov"),
+        "mkv": Muxer(name: "matroska"),
+        "ts": Muxer(name: "mpegts"),
+    ]
+
+    let path: String
+    private let muxer: Muxer
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var isHeaderWritten = false
+
+    init(path: String) throws(MediaError) {
+        self.path = path
+        let name = path.split(separator: "/").last ?? ""
+        let fileExtension = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
+        guard let muxer = Self.muxers[fileExtension] else {
+            throw MediaError(input: path, reason: "cannot tell the format from the name: it must end in .mkv, .mov, .mp4 or .ts")
+        }
+        self.muxer = muxer
+        var allocated: UnsafeMutablePointer<AVFormatContext>?
+        let result = avformat_alloc_output_context2(&allocated, nil, muxer.name, path)
+        guard result >= 0, let allocated else {
+            throw MediaError(input: path, reason: "no \(muxer.name) muxer: \(FFmpegError(result))")
+        }
+        let opened = avio_open(&allocated.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard opened >= 0 else {
+            avformat_free_context(allocated)
+            throw MediaError(input: path, reason: "cannot write: \(FFmpegError(opened))")
+        }
+        context = allocated
+    }
+
+    deinit { try? close() }
+
+    /// Adds a stream with `input`'s codec parameters, time base, aspect ratio and side data (a
+    /// rotation, say); returns its index. Before `writeHeader`.
+    func addStream(copying input: UnsafeMutablePointer<AVStream>) throws(MediaError) -> Int32 {
+        guard let context, let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(input: path, reason: "out of memory")
+        }
+        let copied = avcodec_parameters_copy(stream.pointee.codecpar, input.pointee.codecpar)
+        guard copied >= 0 else { throw MediaError(input: path, reason: "cannot copy the codec parameters: \(FFmpegError(copied))") }
+        let parameters = stream.pointee.codecpar!
+        // A tag the muxer does not know for this codec (an MP4 fourcc in a transport stream) is
+        // dropped, and the muxer writes its own.
+        let tags = context.pointee.oformat.pointee.codec_tag
+        if tags == nil || av_codec_get_id(tags, parameters.pointee.codec_tag) != parameters.pointee.codec_id {
+            parameters.pointee.codec_tag = 0
+        }
+        stream.pointee.time_base = input.pointee.time_base
+        if input.pointee.sample_aspect_ratio.num > 0 {
+            stream.pointee.sample_aspect_ratio = input.pointee.sample_aspect_ratio
+            parameters.pointee.sample_aspect_ratio = input.pointee.sample_aspect_ratio
+        }
+        for index in 0..<Int(input.pointee.nb_side_data) {
+            let side = input.pointee.side_data[index]
+            guard let source = side.data else { continue }
+            guard let data = av_stream_new_side_data(stream, side.type, side.size) else {
+                throw MediaError(input: path, reason: "out of memory")
+            }
+            data.update(from: source, count: side.size)
+        }
+        return stream.pointee.index
+    }
+
+    func writeHeader() throws(MediaError) {
+        var options: OpaquePointer?
+        if let movFlags = muxer.movFlags { av_dict_set(&options, "movflags", movFlags, 0) }
+        let result = avformat_write_header(context, &options)
+        av_dict_free(&options)
+        guard result >= 0 else { throw MediaError(input: path, reason: "cannot start the file: \(FFmpegError(result))") }
+        isHeaderWritten = true
+    }
+
+    /// The time base the muxer chose for stream `index` (known once the header is written).
+    func timeBase(ofStream index: Int32) -> TimeBase {
+        TimeBase(context!.pointee.streams[Int(index)]!.pointee.time_base)
+    }
+
+    /// Hands `packet` to the muxer, which takes its reference and interleaves it with the
+    /// other streams' packets: 0, or a negative error.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+        av_interleaved_write_frame(context, packet)
+    }
+
+    /// Writes the trailer (once the header is written), closes the file and frees everything;
+    /// the first error is thrown once everything is freed.
+    func close() throws(MediaError) {
+        guard let context else { return }
+        self.context = nil
+        let trailer = isHeaderWritten ? av_write_trailer(context) : 0
+        let closed = avio_closep(&context.pointee.pb)
+        avformat_free_context(context)
+        if trailer < 0 { throw MediaError(input: path, reason: "cannot finish the file: \(FFmpegError(trailer))") }
+        if closed < 0 { throw MediaError(input: path, reason: "cannot finish the file: \(FFmpegError(closed))") }
+    }
+}
