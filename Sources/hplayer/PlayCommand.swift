@@ -40,6 +40,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("exact-seek"), help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
     @Flag(help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
+    @Option(name: .customLong("screenshot-dir"), help: "Where s writes its PNGs (the current folder when not given).") var screenshotDirectory = ""
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
     @Option(help: "Window size and place, as mpv: WxH, +X+Y or WxH+X+Y.") var geometry: String?
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
@@ -78,7 +79,8 @@ struct PlayCommand: AsyncParsableCommand {
         } else {
             options.speed = speed
         }
-        let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit)
+        let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit,
+                                      screenshots: ScreenshotTaker(folder: screenshotDirectory, videoTrack: vid))
         let playlist = Playlist(url)
 
         var audio = audioOutput ?? .sdl
@@ -187,6 +189,7 @@ struct PlayCommand: AsyncParsableCommand {
 final class PlaybackSession: @unchecked Sendable {
     let watchLater: WatchLater
     private let savesPositionOnQuit: Bool
+    private let screenshots: ScreenshotTaker
     private struct State {
         var controller: PlayerControlling?
         var url = ""
@@ -199,9 +202,10 @@ final class PlaybackSession: @unchecked Sendable {
 
     private let state = Locked(State())
 
-    init(watchLater: WatchLater, savesPositionOnQuit: Bool) {
+    init(watchLater: WatchLater, savesPositionOnQuit: Bool, screenshots: ScreenshotTaker) {
         self.watchLater = watchLater
         self.savesPositionOnQuit = savesPositionOnQuit
+        self.screenshots = screenshots
     }
 
     func attach(controller: PlayerControlling, url: String, window: SDLWindow?) {
@@ -220,6 +224,9 @@ final class PlaybackSession: @unchecked Sendable {
             quit(0)
         } else if command == .quit {
             quit(0)
+        } else if command == .screenshot {
+            let url = state.withLock { $0.url }
+            screenshots.take(url: url, mediaPts: controller?.player.presentedMediaPts) { notice in window?.showNotice(notice) }
         } else if let notice = controller?.perform(command) {
             window?.showNotice(notice)
         }

@@ -180,13 +180,14 @@ extension Playback {
         /// gives back what the terminal showed, with the terminal's settings before and after.
         /// The first delay counts from the first status line: by then hplayer reads keys, so a
         /// slow start cannot turn a typed Ctrl-C into a signal to the whole terminal session.
-        private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)], environment: String = "") throws -> (output: String, before: String, after: String) {
+        private func inTerminal(_ clip: String, typing keys: [(delay: Double, text: String)], environment: String = "",
+                                options: String = "") throws -> (output: String, before: String, after: String) {
             let shown = Fixtures.newFolder("terminal") + "/shown"
             let waitForStatus = "i=0; until grep -q 'AV: ' \(shown) || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done"
             let typing = [waitForStatus] + keys.map { "sleep \($0.delay); printf '\($0.text)'" }
             // The shell traps Ctrl-C as an interactive one would: dash (the shell script runs, here
             // and on CI) is in hplayer's process group and would otherwise die of it before printing EXIT.
-            let session = "trap true INT; stty -g; \(environment) \(Command.hplayer) \(clip) --vo null --ao null; echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
+            let session = "trap true INT; stty -g; \(environment) \(Command.hplayer) \(clip) --vo null --ao null \(options); echo EXIT=\\$?; stty -g"  // \\$: expanded by the shell inside script
             _ = try Command.run(["sh", "-c", "(\(typing.joined(separator: "; "))) | SHELL=/bin/sh script -qec \"\(session)\" /dev/null > \(shown)"], timeout: 30)
             let output = try String(contentsOfFile: shown, encoding: .utf8)
             let lines = output.replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
@@ -206,6 +207,31 @@ extension Playback {
             #expect(interrupted.output.contains("EXIT=130"), "Ctrl-C: \(interrupted.output)")
             #expect(!interrupted.before.isEmpty && interrupted.after == interrupted.before,
                     "terminal settings changed: \(interrupted.before) → \(interrupted.after)")
+        }
+
+        @Test("s writes the frame on screen to --screenshot-dir; a folder that cannot be written to is one error line")
+        func screenshotKey() throws {
+            let clip = try Clips.audioVideo(seconds: 8)
+            let folder = Fixtures.newFolder("screenshots")
+            let taken = try inTerminal(clip, typing: [(0.5, " "), (0.3, "s"), (2.0, "q")], options: "--screenshot-dir \(folder)")
+            #expect(taken.output.contains("EXIT=0"), "\(taken.output)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            try #require(files.count == 1, "\(taken.output)")
+            #expect(taken.output.contains("hplayer: screenshot: \(folder)/\(files[0])"))
+            // av-8.0-00-00-01.240.png: the position of the frame on screen.
+            let stamp = files[0].dropFirst("av-8.0-".count).dropLast(".png".count).split(separator: "-").compactMap { Double($0) }
+            try #require(stamp.count == 3, "\(files[0])")
+            let seconds = stamp[0] * 3600 + stamp[1] * 60 + stamp[2]
+            func rgb(_ arguments: [String]) throws -> String {
+                let result = try Command.run(["sh", "-c", (["ffmpeg", "-v", "error"] + arguments + ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-", "|", "md5sum"]).joined(separator: " ")], timeout: 30)
+                return result.stdout
+            }
+            #expect(try rgb(["-i", folder + "/" + files[0]]) == rgb(["-ss", "\(seconds)", "-i", clip]), "\(files[0])")
+
+            let unwritable = folder + "/missing/folder"
+            let failed = try inTerminal(clip, typing: [(0.5, "s"), (1.5, "q")], options: "--screenshot-dir \(unwritable)")
+            #expect(failed.output.contains("EXIT=0"), "\(failed.output)")
+            #expect(failed.output.contains("hplayer: error: \(unwritable)/"), "\(failed.output)")
         }
 
         @Test("--start takes seconds, [[hh:]mm:]ss and a percentage of the duration", arguments: ["1.5", "0:02", "00:00:01", "25%"])

@@ -25,6 +25,7 @@ import Testing
         (.character("{"), .scaleSpeed(by: 0.5)),
         (.character("}"), .scaleSpeed(by: 2)),
         (.backspace, .resetSpeed),
+        (.character("s"), .screenshot),
     ])
     func binding(key: Key, command: PlayerCommand) {
         #expect(KeyBindings.command(for: key) == command)

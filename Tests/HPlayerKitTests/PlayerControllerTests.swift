@@ -19,6 +19,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var mediaInfo: MediaInfo? { nil }
     var abLoop = ABLoop()
     var speed = 1.0
+    var presentedMediaPts: Double? { nil }
     var status: PlayerStatus {
         PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
                      bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)

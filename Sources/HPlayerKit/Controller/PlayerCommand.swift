@@ -17,6 +17,8 @@ public enum PlayerCommand: Equatable, Sendable {
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
     case toggleFullscreen
+    /// Write the frame on screen to a PNG (mpv's screenshot).
+    case screenshot
     case quit
     /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
     case quitSavingPosition
@@ -51,6 +53,7 @@ public enum KeyBindings {
         case .character("9"): return .changeVolume(by: -2)
         case .character("0"): return .changeVolume(by: 2)
         case .character("f"): return .toggleFullscreen
+        case .character("s"): return .screenshot
         case .character("q"), .escape: return .quit
         case .character("Q"): return .quitSavingPosition
         default: return nil

@@ -10,7 +10,7 @@ public protocol PlayerControlling: AnyObject, Sendable {
     /// A seek to a start position: a percentage waits for the duration, once prepared.
     func seek(to start: StartPosition, mode: SeekMode?)
     /// Carries out a command from a key or a click; returns the notice to show for it, if any.
-    /// Fullscreen and quit belong to the window and the program, and are left to them.
+    /// Fullscreen, screenshots and quit belong to the window and the program, and are left to them.
     @discardableResult
     func perform(_ command: PlayerCommand) -> String?
     func close()
@@ -107,7 +107,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             player.volume = min(100, max(0, player.volume + points))
             player.isMuted = false
             return "Volume \(player.volume)%"
-        case .toggleFullscreen, .quit, .quitSavingPosition:
+        case .toggleFullscreen, .screenshot, .quit, .quitSavingPosition:
             return nil
         }
     }

@@ -113,6 +113,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         } }
     }
 
+    public var presentedMediaPts: Double? { lock.withLock { videoRenderer }?.lastPresentedMediaPts }
+
     public var status: PlayerStatus {
         lock.withLock {
             let duration = info?.duration
