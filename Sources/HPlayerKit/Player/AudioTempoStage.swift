@@ -4,17 +4,22 @@ import Synchronization
 /// the decoded frames on untouched at 1x, and at other speeds stretches them with an
 /// AudioTempoFilter (libavfilter allocates, which the render callback may not).
 ///
-/// It keeps only a little ahead of the output, one callback and `leadSeconds`, so a new speed is
-/// heard within about that plus the device's latency. A new speed finishes the filter (what it
-/// holds comes out, already at the new speed where the filter can be retuned) and starts the next
-/// at the next sample, so the positions of what follows are exact; a gap or a loop pass in the
-/// input does the same.
+/// How far it runs ahead of the output is a trade: a cushion against the thread being scheduled
+/// late, against how soon a new speed is heard. At 1x it keeps a callback and `passthroughLead`
+/// ahead, and a change from 1x takes back the unstretched frames queued past the next callback to
+/// stretch them, so the change is heard after about one callback and the device's latency.
+/// Stretched, it keeps a callback and `stretchedLead` ahead. A new speed finishes the filter (what
+/// it holds comes out, already at the new speed where the filter can be retuned) and starts the
+/// next at the next sample, so the positions of what follows are exact; a gap or a loop pass in
+/// the input does the same.
 final class AudioTempoStage: @unchecked Sendable {
     /// Samples per stretched frame: small, so the queue's lead is measured finely.
     static let chunkSamples = 256
-    /// How far past one callback the stage fills the queue: it refills right after each callback,
-    /// so a little is enough, and less is heard late after a change of speed.
-    static let leadSeconds = 0.005
+    /// How far past one callback the stage fills the queue at 1x, and at other speeds.
+    static let passthroughLead = 0.1
+    static let stretchedLead = 0.01
+    /// What a change from 1x leaves queued past the next callback.
+    static let reclaimMargin = 0.005
 
     private let track: Track
     /// The output's format, which the track converts to; set at `start`.
@@ -23,10 +28,14 @@ final class AudioTempoStage: @unchecked Sendable {
 
     private let control = ConditionLock()
     private var wantedTempo = 1.0
+    /// A new speed was asked for: the stage takes its next frame now, full queue or not.
+    private var isTempoChanged = false
     private var isClosed = false
     /// Samples queued in `output`, against which the lead is kept.
     private var queuedSamples = 0
     private var callbackSamples = 1024
+    /// Whether the stage passes frames through (1x): how far ahead it keeps.
+    private var isPassingThrough = true
     private let finishedSerial = Atomic<Int>(-1)
     private var thread: JoinableThread?
 
@@ -71,7 +80,11 @@ final class AudioTempoStage: @unchecked Sendable {
 
     /// Media seconds per second heard, from the next frame the stage takes on.
     func setTempo(_ tempo: Double) {
-        control.withLock { wantedTempo = tempo }
+        control.withLock {
+            wantedTempo = tempo
+            isTempoChanged = true
+            control.broadcast()
+        }
     }
 
     // MARK: For the renderer (its real-time thread)
@@ -110,7 +123,9 @@ final class AudioTempoStage: @unchecked Sendable {
     // MARK: The stage thread
 
     /// Samples of lead, under `control`.
-    private var lead: Int { callbackSamples + Int(Self.leadSeconds * Double(format.sampleRate)) }
+    private var lead: Int {
+        callbackSamples + Int((isPassingThrough ? Self.passthroughLead : Self.stretchedLead) * Double(format.sampleRate))
+    }
 
     private func run() {
         while waitForRoom() {
@@ -127,7 +142,8 @@ final class AudioTempoStage: @unchecked Sendable {
     /// Waits while the output holds its lead; false once closed.
     private func waitForRoom() -> Bool {
         control.withLock {
-            while !isClosed, queuedSamples >= lead { control.wait() }
+            while !isClosed, !isTempoChanged, queuedSamples >= lead { control.wait() }
+            isTempoChanged = false
             return !isClosed
         }
     }
@@ -139,21 +155,61 @@ final class AudioTempoStage: @unchecked Sendable {
             takenEnd = nil
         }
         let tempo = control.withLock { wantedTempo }
-        let rate = Double(format.sampleRate)
-        let start = frame.pts + Double(frame.consumedSamples) / rate
-        let end = frame.pts + Double(frame.sampleCount) / rate
-        let follows = takenEnd.map { abs(start - $0) < AudioRenderer.gapThreshold } ?? false
-            && frame.loopPass == segment.loopPass && abs(frame.pts - frame.mediaPts - segment.loopOffset) < AudioRenderer.gapThreshold
-        if let current = filter, current.tempo != tempo || !follows {
+        if let current = filter, current.tempo != tempo || !follows(frame) {
             let tailStart = position(of: current)
-            if follows { _ = current.retune(to: tempo) }
+            if follows(frame) { _ = current.retune(to: tempo) }
             drain(current, from: tailStart)
         }
-        takenEnd = end
-        guard tempo != 1 else {
+        if tempo == 1 {
+            control.withLock { isPassingThrough = true }
+            takenEnd = end(of: frame)
             push(frame)
             return
         }
+        if control.withLock({ isPassingThrough }) {
+            control.withLock { isPassingThrough = false }
+            for earlier in reclaimUnstretched(before: frame) { stretch(earlier, tempo: tempo) }
+        }
+        stretch(frame, tempo: tempo)
+    }
+
+    /// Whether `frame` goes on where the input taken so far ends, in the same loop pass.
+    private func follows(_ frame: Frame) -> Bool {
+        guard let takenEnd else { return false }
+        return abs(start(of: frame) - takenEnd) < AudioRenderer.gapThreshold && frame.loopPass == segment.loopPass
+            && abs(frame.pts - frame.mediaPts - segment.loopOffset) < AudioRenderer.gapThreshold
+    }
+
+    private func start(of frame: Frame) -> Double { frame.pts + Double(frame.consumedSamples) / Double(format.sampleRate) }
+    private func end(of frame: Frame) -> Double { frame.pts + Double(frame.sampleCount) / Double(format.sampleRate) }
+
+    /// From 1x to another speed: the frames of `frame`'s serial and pass queued unstretched past
+    /// what the next callback needs come back, oldest first, to be stretched before it.
+    private func reclaimUnstretched(before frame: Frame) -> [Frame] {
+        let keep = control.withLock { callbackSamples } + Int(Self.reclaimMargin * Double(format.sampleRate))
+        let reclaimed: [Frame] = output.withContents { frames in
+            var kept = 0
+            var keptCount = 0
+            while keptCount < frames.count, kept < keep {
+                kept += frames[keptCount].sampleCount - frames[keptCount].consumedSamples
+                keptCount += 1
+            }
+            var back: [Frame] = []  // at a change of speed, not per frame
+            while frames.count > keptCount, let last = frames.last, last.serial == frame.serial, last.loopPass == frame.loopPass {
+                back.append(frames.removeLast())
+            }
+            return back.reversed()
+        }
+        let count = reclaimed.reduce(0) { $0 + $1.sampleCount - $1.consumedSamples }
+        control.withLock { queuedSamples -= count }
+        return reclaimed
+    }
+
+    /// Puts `frame`, which follows what the filter has had, through the filter for `tempo`
+    /// (made when there is none).
+    private func stretch(_ frame: Frame, tempo: Double) {
+        let start = start(of: frame)
+        takenEnd = end(of: frame)
         do {
             if filter == nil {
                 filter = try AudioTempoFilter(format: format, tempo: tempo)

@@ -211,5 +211,12 @@ public final class RingBuffer<Element>: @unchecked Sendable {
             precondition(!isEmpty, "removeFirst on an empty ring buffer")
             return buffer.removeFirstLocked()
         }
+
+        /// Takes back the newest element (a producer reclaiming what it queued).
+        public mutating func removeLast() -> Element {
+            precondition(!isEmpty, "removeLast on an empty ring buffer")
+            buffer.writeCounter &-= 1
+            return buffer.storage[Int(buffer.writeCounter & buffer.mask)].take()!
+        }
     }
 }
