@@ -160,8 +160,9 @@ struct PlayCommand: AsyncParsableCommand {
         var failure: MediaError?
         for await event in events {
             switch event {
-            case .prepared:
+            case .prepared(let info):
                 FFmpegLineGate.open()
+                if !common.quiet { print(TrackList.lines(for: info, playing: player.playingStreams).joined(separator: "\n")) }
                 statusTask = Task {
                     while !Task.isCancelled {
                         statusLine?.update(player.status)

@@ -300,6 +300,12 @@ extension Playback {
             #expect(both.result.status == 0 && both.frames == 50 && both.tone.map { abs($0 - 440) < 3 } == true, "default: \(both)")
             let second = try play("--aid", "2")
             #expect(second.result.status == 0 && second.tone.map { abs($0 - 880) < 3 } == true, "--aid 2: \(second)")
+            #expect(second.result.stdout == """
+                 (+) Video --vid=1 (*) (h264 320x240 25.000fps)
+                     Audio --aid=1 (*) (aac 1ch 48000Hz)
+                 (+) Audio --aid=2 (aac 1ch 48000Hz)
+
+                """, "the track list")
             let noVideo = try play("--no-video")
             #expect(noVideo.result.status == 0 && noVideo.frames == 0 && noVideo.tone != nil, "--no-video: \(noVideo)")
             let noAudio = try play("--no-audio")

@@ -20,6 +20,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var abLoop = ABLoop()
     var speed = 1.0
     var presentedMediaPts: Double? { nil }
+    var playingStreams: Set<Int> { [] }
     var status: PlayerStatus {
         PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
                      bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)

@@ -78,6 +78,20 @@ final class AudioTempoStage: @unchecked Sendable {
         output.flush(track.recycle)
     }
 
+    /// Gives back what is queued for the renderer (a seek: none of it will be heard), so the
+    /// stage takes the new position's frames at once instead of waiting for room.
+    func flush() {
+        var removed = 0
+        output.flush { frame in
+            removed += frame.sampleCount - frame.consumedSamples
+            track.recycle(frame)
+        }
+        control.withLock {
+            queuedSamples -= removed
+            control.broadcast()
+        }
+    }
+
     /// Media seconds per second heard, from the next frame the stage takes on.
     func setTempo(_ tempo: Double) {
         control.withLock {

@@ -23,9 +23,5 @@ public enum PlaybackSpeed {
     }
 
     /// Two decimals, as mpv's notice writes it: "1.10".
-    public static func text(_ speed: Double) -> String {
-        let hundredths = Int((speed * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
-    }
+    public static func text(_ speed: Double) -> String { DecimalText.fixed(speed, places: 2) }
 }

@@ -113,6 +113,10 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         } }
     }
 
+    public var playingStreams: Set<Int> {
+        lock.withLock { Set([audioTrack, videoTrack].compactMap { $0.map { Int($0.streamIndex) } }) }
+    }
+
     public var presentedMediaPts: Double? { lock.withLock { videoRenderer }?.lastPresentedMediaPts }
 
     public var status: PlayerStatus {
@@ -313,6 +317,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         setPlayback(.seeking)
         updateRendering()
         serial = source.seek(to: target, mode: mode)
+        audioTempo?.flush()
         seekTarget = target
         hasSeeked = true
         isStepped = false

@@ -67,6 +67,8 @@ public protocol MediaPlayer: AnyObject, Sendable {
     /// Media seconds per second, within `PlaybackSpeed.range` (a value outside is clamped): the
     /// sound is stretched with its pitch kept and the picture follows it.
     var speed: Double { get set }
+    /// The indices of the streams playing (MediaInfo's `StreamInfo.index`), once prepared.
+    var playingStreams: Set<Int> { get }
     /// The media pts of the frame on screen, once one has been presented: what a screenshot takes.
     var presentedMediaPts: Double? { get }
     /// A new stream of every event from now on.

@@ -20,6 +20,7 @@ public struct StreamInfo: Codable, Equatable, Sendable {
     public var profile: String?
     public var bitRate: Int?
     public var language: String?
+    public var title: String?
     public var isDefault: Bool
     /// A cover picture rather than a moving video.
     public var isAttachedPicture: Bool

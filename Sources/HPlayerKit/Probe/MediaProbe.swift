@@ -37,6 +37,7 @@ public enum MediaProbe {
             profile: avcodec_profile_name(parameters.codec_id, parameters.profile).map { String(cString: $0) },
             bitRate: parameters.bit_rate > 0 ? Int(parameters.bit_rate) : nil,
             language: metadata(stream.pointee.metadata, "language"),
+            title: metadata(stream.pointee.metadata, "title"),
             isDefault: stream.pointee.disposition & AV_DISPOSITION_DEFAULT != 0,
             isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         )

@@ -1,0 +1,66 @@
+/// The track list a player prints when a file opens, in mpv's words: one line per video, audio
+/// and subtitle stream, numbered within its kind as `--vid`, `--aid` and `--sid` count them, with
+/// language, title and format, and `(+)` on those playing.
+public enum TrackList {
+    public static func lines(for info: MediaInfo, playing: Set<Int>) -> [String] {
+        var numbers: [String: Int] = [:]
+        return info.streams.compactMap { stream -> String? in
+            guard let kind = Kind(stream.type) else { return nil }
+            let number = (numbers[stream.type] ?? 0) + 1
+            numbers[stream.type] = number
+            var parts = [playing.contains(stream.index) ? " (+)" : "    ", kind.label, "--\(kind.option)=\(number)"]
+            if stream.isDefault { parts.append("(*)") }
+            if let language = stream.language, language != "und" { parts.append("--\(kind.languageOption)=\(language)") }
+            if let title = stream.title, !title.isEmpty { parts.append("'\(title)'") }
+            if stream.isAttachedPicture { parts.append("[P]") }
+            parts.append("(" + format(of: stream).joined(separator: " ") + ")")
+            return parts.joined(separator: " ")
+        }
+    }
+
+    private enum Kind {
+        case video, audio, subtitle
+
+        init?(_ type: String) {
+            switch type {
+            case "video": self = .video
+            case "audio": self = .audio
+            case "subtitle": self = .subtitle
+            default: return nil
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .video: "Video"
+            case .audio: "Audio"
+            case .subtitle: "Subs "
+            }
+        }
+
+        var option: String {
+            switch self {
+            case .video: "vid"
+            case .audio: "aid"
+            case .subtitle: "sid"
+            }
+        }
+
+        var languageOption: String {
+            switch self {
+            case .video: "vlang"
+            case .audio: "alang"
+            case .subtitle: "slang"
+            }
+        }
+    }
+
+    private static func format(of stream: StreamInfo) -> [String] {
+        var parts = [stream.codec]
+        if let width = stream.width, let height = stream.height { parts.append("\(width)x\(height)") }
+        if let rate = stream.frameRate { parts.append(DecimalText.fixed(rate, places: 3) + "fps") }
+        if let channels = stream.channels { parts.append("\(channels)ch") }
+        if let rate = stream.sampleRate { parts.append("\(rate)Hz") }
+        return parts
+    }
+}

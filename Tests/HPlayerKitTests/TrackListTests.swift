@@ -1,0 +1,34 @@
+import Testing
+@testable import HPlayerKit
+
+@Suite struct TrackListTests {
+    static func stream(_ index: Int, _ type: String, _ codec: String, language: String? = nil, title: String? = nil,
+                       isDefault: Bool = false, width: Int? = nil, height: Int? = nil, frameRate: Double? = nil,
+                       sampleRate: Int? = nil, channels: Int? = nil) -> StreamInfo {
+        StreamInfo(index: index, type: type, codec: codec, language: language, title: title, isDefault: isDefault,
+                   isAttachedPicture: false, width: width, height: height, frameRate: frameRate, sampleRate: sampleRate,
+                   channels: channels)
+    }
+
+    @Test("One line per video, audio and subtitle stream, numbered within its kind, (+) on those playing")
+    func lines() {
+        let info = MediaInfo(url: "x", container: "matroska", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
+            Self.stream(0, "video", "h264", language: "und", isDefault: true, width: 320, height: 240, frameRate: 25),
+            Self.stream(1, "audio", "aac", language: "eng", isDefault: true, sampleRate: 48000, channels: 2),
+            Self.stream(2, "audio", "opus", language: "fra", title: "Commentaire", sampleRate: 48000, channels: 6),
+            Self.stream(3, "subtitle", "subrip", language: "eng"),
+            Self.stream(4, "attachment", "ttf"),
+        ])
+        #expect(TrackList.lines(for: info, playing: [0, 2]) == [
+            " (+) Video --vid=1 (*) (h264 320x240 25.000fps)",
+            "     Audio --aid=1 (*) --alang=eng (aac 2ch 48000Hz)",
+            " (+) Audio --aid=2 --alang=fra 'Commentaire' (opus 6ch 48000Hz)",
+            "     Subs  --sid=1 --slang=eng (subrip)",
+        ])
+    }
+
+    @Test("Fixed decimals", arguments: [(1.1, 2, "1.10"), (25, 3, "25.000"), (0.09, 2, "0.09"), (29.97002997, 3, "29.970"), (-0.5, 1, "-0.5"), (3, 0, "3")])
+    func fixed(value: Double, places: Int, text: String) {
+        #expect(DecimalText.fixed(value, places: places) == text)
+    }
+}
