@@ -277,12 +277,7 @@ extension Playback {
 
         @Test("--no-video, --no-audio, and --aid picking the second soundtrack; a track the file lacks is one warning")
         func trackChoice() throws {
-            // Two soundtracks: 440 Hz, then 880 Hz.
-            let clip = try Fixtures.clip("two-soundtracks.mp4", [
-                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
-                "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000:duration=2",
-                "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"])
+            let clip = try Clips.twoSoundtracks(seconds: 2)
             func play(_ options: String...) throws -> (result: CommandResult, frames: Int, tone: Double?) {
                 let folder = Fixtures.newFolder("tracks")
                 let result = try Command.run([Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "record:\(folder)", "--no-status"] + options,

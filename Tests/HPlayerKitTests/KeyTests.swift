@@ -26,6 +26,7 @@ import Testing
         (.character("}"), .scaleSpeed(by: 2)),
         (.backspace, .resetSpeed),
         (.character("s"), .screenshot),
+        (.character("#"), .cycleAudioTrack),
     ])
     func binding(key: Key, command: PlayerCommand) {
         #expect(KeyBindings.command(for: key) == command)

@@ -16,11 +16,18 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var isMuted = false
     var position = 0.0
     var duration: Double?
-    var mediaInfo: MediaInfo? { nil }
+    var mediaInfo: MediaInfo? { info }
     var abLoop = ABLoop()
     var speed = 1.0
     var presentedMediaPts: Double? { nil }
-    var playingStreams: Set<Int> { [] }
+    var playingStreams: Set<Int> { lock.withLock { playing } }
+    private var playing: Set<Int> = []
+    var info: MediaInfo?
+    func selectAudioTrack(_ number: Int) throws(MediaError) {
+        record("audio \(number)")
+        let audio = info?.streams.filter { $0.type == "audio" } ?? []
+        lock.withLock { playing = [audio[number - 1].index] }
+    }
     var status: PlayerStatus {
         PlayerStatus(playbackState: .idle, loadState: .idle, position: position, duration: duration, avDifference: 0,
                      bufferedDuration: 0, bufferingProgress: 100, droppedFrames: 0, loopCount: 0)
@@ -169,6 +176,24 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.resetSpeed) == "Speed 1.00")
         for _ in 0..<3 { controller.perform(.scaleSpeed(by: 0.5)) }
         #expect(player.speed == 0.25, "the slowest")
+    }
+
+    @Test("# plays the next soundtrack, after the last the first, and says which")
+    func cycleAudioTrack() {
+        let player = FakePlayer()
+        let audio = { (index: Int, language: String?, title: String?) in
+            StreamInfo(index: index, type: "audio", codec: "aac", language: language, title: title, isDefault: false, isAttachedPicture: false)
+        }
+        player.info = MediaInfo(url: "x", container: "test", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
+            StreamInfo(index: 0, type: "video", codec: "h264", isDefault: true, isAttachedPicture: false),
+            audio(1, "eng", nil), audio(2, "fra", "Commentaire"),
+        ])
+        let controller = PlayerController(player: player)
+        #expect(controller.perform(.cycleAudioTrack) == "No audio", "nothing playing yet")
+        try? player.selectAudioTrack(1)
+        #expect(controller.perform(.cycleAudioTrack) == "Audio 2/2 [fra] 'Commentaire'")
+        #expect(controller.perform(.cycleAudioTrack) == "Audio 1/2 [eng]")
+        #expect(player.recorded.suffix(2) == ["audio 2", "audio 1"])
     }
 
     @Test("A start position as a percentage waits for the duration")

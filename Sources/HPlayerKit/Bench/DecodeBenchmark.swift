@@ -47,6 +47,11 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
     private var tracks: [Track] = []
     private var finishedCounts = Counts()
 
+    /// The benchmark plays the streams it opened with.
+    func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
+        throw MediaError(input: source.url, reason: "no switch of stream in a benchmark")
+    }
+
     func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
         for track in tracks {
             switch track.kind {

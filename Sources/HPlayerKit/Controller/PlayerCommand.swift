@@ -13,6 +13,8 @@ public enum PlayerCommand: Equatable, Sendable {
     /// Multiply the playback speed by a factor; `resetSpeed` goes back to 1.
     case scaleSpeed(by: Double)
     case resetSpeed
+    /// Play the next audio track of the file (after the last, the first).
+    case cycleAudioTrack
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
@@ -49,6 +51,7 @@ public enum KeyBindings {
         case .character("{"): return .scaleSpeed(by: 0.5)
         case .character("}"): return .scaleSpeed(by: 2)
         case .backspace: return .resetSpeed
+        case .character("#"): return .cycleAudioTrack
         case .character("m"): return .toggleMute
         case .character("9"): return .changeVolume(by: -2)
         case .character("0"): return .changeVolume(by: 2)

@@ -100,6 +100,18 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         case .resetSpeed:
             player.speed = 1
             return speedNotice
+        case .cycleAudioTrack:
+            let audio = player.mediaInfo?.streams.filter { $0.type == MediaKind.audio.rawValue } ?? []
+            let playing = player.playingStreams
+            guard let current = audio.firstIndex(where: { playing.contains($0.index) }) else { return "No audio" }
+            let next = (current + 1) % audio.count
+            do {
+                try player.selectAudioTrack(next + 1)
+            } catch {
+                return error.reason
+            }
+            let stream = audio[next]
+            return "Audio \(next + 1)/\(audio.count)" + (stream.language.map { " [\($0)]" } ?? "") + (stream.title.map { " '\($0)'" } ?? "")
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"

@@ -21,7 +21,8 @@ final class AudioTempoStage: @unchecked Sendable {
     /// What a change from 1x leaves queued past the next callback.
     static let reclaimMargin = 0.005
 
-    private let track: Track
+    /// The audio track it takes frames from: another after a switch of audio stream.
+    private var trackValue: Track
     /// The output's format, which the track converts to; set at `start`.
     private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
     private let output = RingBuffer<Frame>(capacity: 64)
@@ -56,8 +57,20 @@ final class AudioTempoStage: @unchecked Sendable {
     }
 
     init(track: Track, tempo: Double) {
-        self.track = track
+        trackValue = track
         wantedTempo = tempo
+    }
+
+    private var track: Track { control.withLock { trackValue } }
+
+    /// Takes frames from `new` from now on (a switch of audio stream); what was queued from the
+    /// old track is stale (a seek follows) and is dropped by serial as usual.
+    func replaceTrack(with new: Track) {
+        let old = control.withLock {
+            defer { trackValue = new }
+            return trackValue
+        }
+        old.frames.wakeConsumer()  // in case the stage waits on the old track
     }
 
     func start(format: AudioFormat) {
@@ -143,10 +156,11 @@ final class AudioTempoStage: @unchecked Sendable {
 
     private func run() {
         while waitForRoom() {
-            // Empty-handed: closed, or woken because the decoder has finished a serial.
-            guard let frame = track.frames.pop(blocking: true) else {
-                if track.frames.isClosed { return }
-                if let finished = track.decodingFinishedSerial { finishSerial(finished) }
+            let source = track
+            // Empty-handed: closed, replaced, or woken because the decoder has finished a serial.
+            guard let frame = source.frames.pop(blocking: true) else {
+                if source.frames.isClosed, source === track { return }
+                if source === track, let finished = source.decodingFinishedSerial { finishSerial(finished) }
                 continue
             }
             take(frame)

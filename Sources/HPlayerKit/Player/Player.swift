@@ -160,8 +160,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             wantsToPlay = true
             switch playback {
             case .paused where isStepped:
-                let position = clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? restingPosition
-                seekLocked(to: position, mode: .exact)
+                seekLocked(to: playingPosition, mode: .exact)
             case .idle, .paused: setPlayback(.playing)
             case .finished: seekLocked(to: 0, mode: options.seekMode)
             case .playing, .seeking, .stopped: break
@@ -180,6 +179,25 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     public func seek(to position: Double, mode: SeekMode? = nil) {
         lock.withLock { seekLocked(to: position, mode: mode ?? options.seekMode) }
+    }
+
+    public func selectAudioTrack(_ number: Int) throws(MediaError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let info, let audioTrack, !isClosed else { throw MediaError(input: url, reason: "no audio playing") }
+        let streams = info.streams.filter { $0.type == MediaKind.audio.rawValue }
+        guard streams.indices.contains(number - 1) else {
+            throw MediaError(input: url, reason: "no audio track \(number) (the file has \(streams.count))")
+        }
+        guard streams[number - 1].index != Int(audioTrack.streamIndex) else { return }
+        source.switchAudio(toStream: streams[number - 1].index)
+        // The new stream's packets were not kept: read again from here, as mpv's refresh seek.
+        seekLocked(to: playingPosition, mode: .exact)
+    }
+
+    /// Seconds from the start where playback stands: the clock, or where it rests.
+    private var playingPosition: Double {
+        clock.mediaTime(at: MonotonicClock.now()).map { $0 - (info?.startTime ?? 0) } ?? restingPosition
     }
 
     public func stepFrame(forward: Bool) {
@@ -252,6 +270,17 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)
         videoRenderer?.begin(serial: serial)
         emit(.prepared(info))
+    }
+
+    public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed, old === audioTrack, let format = old.audioFormat, let audioTempo else {
+            throw MediaError(input: url, reason: "no audio playing to switch from")
+        }
+        new.configureAudio(output: format)
+        audioTempo.replaceTrack(with: new)
+        audioTrack = new
     }
 
     public func source(_ source: MediaSource, didFailWith error: MediaError) {

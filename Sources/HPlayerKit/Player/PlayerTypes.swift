@@ -67,6 +67,9 @@ public protocol MediaPlayer: AnyObject, Sendable {
     /// Media seconds per second, within `PlaybackSpeed.range` (a value outside is clamped): the
     /// sound is stretched with its pitch kept and the picture follows it.
     var speed: Double { get set }
+    /// Plays the Nth audio stream of the file (numbered from 1, as `--aid`) instead of the one
+    /// playing, picking up where playback stands.
+    func selectAudioTrack(_ number: Int) throws(MediaError)
     /// The indices of the streams playing (MediaInfo's `StreamInfo.index`), once prepared.
     var playingStreams: Set<Int> { get }
     /// The media pts of the frame on screen, once one has been presented: what a screenshot takes.

@@ -23,6 +23,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var stateValue = SourceState.idle
     var looping: Bool
     var pendingSeek: SeekRequest?
+    /// An audio stream to switch to (AudioStreamSwitch.swift).
+    var pendingAudioStream: Int?
     var requestedSerial = 0
     var closing = false
     var openedTracks: [Track] = []
@@ -117,11 +119,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         try delegate?.source(self, didOpen: info, tracks: tracks)
         scratchPacket = av_packet_alloc()
         recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], kind: $0.kind) }
-        let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
-        reading = tracks.map { track in
-            TrackReadState(limits: StreamTimeline.Limits(formatHasDiscontinuities: hasDiscontinuities),
-                           declaredAudioEnd: track.kind == .audio ? track.declaredEnd : nil)
-        }
+        reading = tracks.map(readState)
         trackBuffers = tracks.map { _ in
             TrackBuffer(kind: .video, packetCount: 0, packetCapacity: 0, frameCount: 0, frameCapacity: 0, packetsPerSecond: 0, isEndOfFile: false)
         }
@@ -130,6 +128,13 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             track.startDecoding()
         }
         lock.withLock { openedTracks = tracks }
+    }
+
+    /// What the read loop starts a track's reading with.
+    func readState(for track: Track) -> TrackReadState {
+        let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
+        return TrackReadState(limits: StreamTimeline.Limits(formatHasDiscontinuities: hasDiscontinuities),
+                              declaredAudioEnd: track.kind == .audio ? track.declaredEnd : nil)
     }
 
     /// The best video and audio streams with a decoder each; every other stream is discarded.

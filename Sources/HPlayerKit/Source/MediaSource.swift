@@ -43,6 +43,9 @@ public protocol SourceDelegate: AnyObject, Sendable {
     /// when this returns. Throwing fails the open with that error.
     func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError)
     func source(_ source: MediaSource, didFailWith error: MediaError)
+    /// `new` takes `old`'s place (a switch of audio stream): configure it as `old` was. Throwing
+    /// keeps `old`.
+    func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError)
     /// A buffering evaluation, with the load state it leads to, for the frames of `serial`.
     func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int)
 }
@@ -54,6 +57,9 @@ public protocol MediaSource: AnyObject, Sendable {
     var isLooping: Bool { get set }
     /// Starts the read thread, which opens the media and reports to `delegate`.
     func open(delegate: SourceDelegate)
+    /// Plays the audio stream at `streamIndex` (the container's numbering) instead of the one
+    /// playing; the seek asked next fills it from the position asked.
+    func switchAudio(toStream streamIndex: Int)
     /// Asks for a seek to `position` seconds from the start; the last request wins.
     /// - Returns: the serial the frames at the new position will carry.
     func seek(to position: Double, mode: SeekMode) -> Int

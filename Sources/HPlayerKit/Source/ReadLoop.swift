@@ -23,6 +23,12 @@ extension FFmpegSource {
                 lock.unlock()
                 break
             }
+            if let streamIndex = pendingAudioStream {
+                pendingAudioStream = nil
+                lock.unlock()
+                executeAudioSwitch(to: streamIndex)
+                continue
+            }
             if let request = pendingSeek {
                 pendingSeek = nil
                 stateValue = .seeking

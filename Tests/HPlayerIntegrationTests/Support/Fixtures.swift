@@ -96,6 +96,15 @@ enum Clips {
             "-c:a", "aac", "-b:a", "96k", "-ac", "2", "-shortest"])
     }
 
+    /// A picture and two soundtracks: 440 Hz, then 880 Hz (mono AAC).
+    static func twoSoundtracks(seconds: Double) throws -> String {
+        try Fixtures.clip("two-soundtracks-\(seconds).mp4", [
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+            "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000:duration=\(seconds)",
+            "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"])
+    }
+
     /// Black picture with a white frame, and a 1 kHz beep, at 0.5, 1.5, 2.5 and 3.5 s.
     static func flashAndBeep() throws -> String {
         try Fixtures.clip("flash-beep.mp4", [
