@@ -182,20 +182,22 @@ final class AudioTempoStage: @unchecked Sendable {
             filter = nil
             takenEnd = nil
         }
-        let tempo = control.withLock { wantedTempo }
+        // One look under the lock per frame: the speed, and whether the stage was passing through.
+        let (tempo, wasPassingThrough) = control.withLock {
+            defer { isPassingThrough = wantedTempo == 1 }
+            return (wantedTempo, isPassingThrough)
+        }
         if let current = filter, current.tempo != tempo || !follows(frame) {
             let tailStart = position(of: current)
             if follows(frame) { _ = current.retune(to: tempo) }
             drain(current, from: tailStart)
         }
         if tempo == 1 {
-            control.withLock { isPassingThrough = true }
             takenEnd = end(of: frame)
             push(frame)
             return
         }
-        if control.withLock({ isPassingThrough }) {
-            control.withLock { isPassingThrough = false }
+        if wasPassingThrough {
             for earlier in reclaimUnstretched(before: frame) { stretch(earlier, tempo: tempo) }
         }
         stretch(frame, tempo: tempo)
