@@ -4,7 +4,8 @@ import Logging
 
 /// The on-screen display: a progress bar with the played and the buffered part, position /
 /// duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
-/// two seconds of quiet; always shown while paused.
+/// two seconds of quiet; always shown while paused. And the subtitles, over the bottom of the
+/// picture, white with a black outline, sized to the window.
 ///
 /// Lives on the window thread. Text is drawn with SDL2_ttf in DejaVu Sans; without the font,
 /// the bar is drawn alone.
@@ -18,6 +19,15 @@ final class OnScreenDisplay {
     private var visibleUntil = 0.0
     private var notice: (text: String, shownAt: Double)?
     private var texts: [String: (texture: OpaquePointer, width: Int32, height: Int32)] = [:]
+    private var subtitleFont: OpaquePointer?
+    /// The subtitle drawn last, kept until its text or size changes: its outline and its fill.
+    private var subtitleTextures: (key: SubtitleKey, outline: OpaquePointer, fill: OpaquePointer, width: Int32, height: Int32)?
+
+    private struct SubtitleKey: Equatable {
+        var text: String
+        var fontSize: Int32
+        var wrapWidth: Int32
+    }
 
     init() {
         guard TTF_Init() == 0 else {
@@ -25,12 +35,15 @@ final class OnScreenDisplay {
             return
         }
         font = Self.fontPaths.lazy.compactMap { TTF_OpenFont($0, 18) }.first
+        subtitleFont = Self.fontPaths.lazy.compactMap { TTF_OpenFont($0, 32) }.first
+        if let subtitleFont { TTF_SetFontWrappedAlign(subtitleFont, Int32(TTF_WRAPPED_ALIGN_CENTER)) }
         if font == nil { Log.window.warning("no on-screen text: DejaVu Sans not found (fonts-dejavu-core)") }
     }
 
     deinit {
         releaseTextures()
         if let font { TTF_CloseFont(font) }
+        if let subtitleFont { TTF_CloseFont(subtitleFont) }
         TTF_Quit()
     }
 
@@ -58,6 +71,50 @@ final class OnScreenDisplay {
             let left = notice.shownAt + Self.noticeLife - now
             drawNotice(notice.text, alpha: UInt8(255 * min(1, left / Self.noticeFade)), on: renderer, window: window)
         }
+    }
+
+    /// Draws `text` centred over the bottom of the window, its lines wrapped to the window's width.
+    func drawSubtitle(_ text: String, on renderer: OpaquePointer, window: (width: Int, height: Int)) {
+        let key = SubtitleKey(text: text, fontSize: Int32(min(72, max(14, Double(window.height) * 0.05))),
+                              wrapWidth: Int32(max(100, Double(window.width) * 0.9)))
+        if subtitleTextures?.key != key { renderSubtitle(key, on: renderer) }
+        guard let drawn = subtitleTextures else { return }
+        let outline = Self.subtitleOutline
+        let x = Int32((window.width - Int(drawn.width)) / 2)
+        let y = Int32(window.height) - Int32(max(16, Double(window.height) * 0.05)) - drawn.height
+        var box = SDL_Rect(x: x, y: y, w: drawn.width, h: drawn.height)
+        SDL_RenderCopy(renderer, drawn.outline, nil, &box)
+        box = SDL_Rect(x: x + outline, y: y + outline, w: drawn.width - 2 * outline, h: drawn.height - 2 * outline)
+        SDL_RenderCopy(renderer, drawn.fill, nil, &box)
+    }
+
+    private static let subtitleOutline: Int32 = 2
+
+    private func renderSubtitle(_ key: SubtitleKey, on renderer: OpaquePointer) {
+        releaseSubtitle()
+        guard let font = subtitleFont else { return }
+        TTF_SetFontSize(font, key.fontSize)
+        func render(_ color: SDL_Color, outline: Int32) -> (texture: OpaquePointer, width: Int32, height: Int32)? {
+            TTF_SetFontOutline(font, outline)
+            guard let surface = TTF_RenderUTF8_Blended_Wrapped(font, key.text, color, UInt32(key.wrapWidth)) else { return nil }
+            defer { SDL_FreeSurface(surface) }
+            return SDL_CreateTextureFromSurface(renderer, surface).map { ($0, surface.pointee.w, surface.pointee.h) }
+        }
+        let outline = render(SDL_Color(r: 0, g: 0, b: 0, a: 255), outline: Self.subtitleOutline)
+        let fill = render(SDL_Color(r: 255, g: 255, b: 255, a: 255), outline: 0)
+        guard let outline, let fill else {
+            if let outline { SDL_DestroyTexture(outline.texture) }
+            if let fill { SDL_DestroyTexture(fill.texture) }
+            return
+        }
+        subtitleTextures = (key, outline.texture, fill.texture, outline.width, outline.height)
+    }
+
+    private func releaseSubtitle() {
+        guard let drawn = subtitleTextures else { return }
+        SDL_DestroyTexture(drawn.outline)
+        SDL_DestroyTexture(drawn.fill)
+        subtitleTextures = nil
     }
 
     private func drawProgress(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus) {
@@ -116,5 +173,6 @@ final class OnScreenDisplay {
     func releaseTextures() {
         for cached in texts.values { SDL_DestroyTexture(cached.texture) }
         texts.removeAll()
+        releaseSubtitle()
     }
 }

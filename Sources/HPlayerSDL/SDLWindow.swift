@@ -138,6 +138,8 @@ public final class SDLWindow: @unchecked Sendable {
                 mailbox.endRefresh()
                 nextDeadline = refresh.nextDeadline
             }
+            // Asked at every turn, not only with a new frame: v and j change it while paused.
+            if let pts = screen.shownMediaPts { screen.setSubtitle(mailbox.subtitle(atMediaPts: pts)?.text) }
             screen.drawIfNeeded(status: status(), at: now)
 
             if SDL_WaitEventTimeout(&event, waitMilliseconds(running: requests.isRunning, deadline: nextDeadline,

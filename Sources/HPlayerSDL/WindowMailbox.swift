@@ -48,6 +48,11 @@ final class WindowMailbox: @unchecked Sendable {
         }
     }
 
+    /// The subtitle over the picture of media time `pts`, from the renderer attached.
+    func subtitle(atMediaPts pts: Double) -> ShownSubtitle? {
+        lock.withLock { renderer }?.subtitle(atMediaPts: pts)
+    }
+
     /// The renderer to refresh from, when a refresh is due now (running, or asked once); the
     /// caller must call `endRefresh` after.
     func beginRefresh() -> VideoRendering? {

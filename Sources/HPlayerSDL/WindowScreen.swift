@@ -12,6 +12,9 @@ final class WindowScreen {
     private var texture: OpaquePointer?
     private var textureKey: (format: UInt32, width: Int32, height: Int32)?
     private var format: VideoFormat?
+    /// The media time of the picture in the texture.
+    private(set) var shownMediaPts: Double?
+    private var subtitle: String?
     private(set) var osd: OnScreenDisplay?
     private var isVisible = true
     private var isPlaying = false
@@ -68,6 +71,7 @@ final class WindowScreen {
         case AV_PIX_FMT_BGRA: sdlFormat = hp_sdl_pixelformat_argb8888()
         default: return  // the decoder converts anything else
         }
+        shownMediaPts = frame.mediaPts
         let width = Int32(frame.width), height = Int32(frame.height)
         if texture == nil || textureKey.map({ $0 != (sdlFormat, width, height) }) ?? true {
             if let texture { SDL_DestroyTexture(texture) }
@@ -84,6 +88,13 @@ final class WindowScreen {
         default:
             SDL_UpdateTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)))
         }
+        needsDraw = true
+    }
+
+    /// The subtitle text over the picture; nil for none.
+    func setSubtitle(_ text: String?) {
+        guard text != subtitle else { return }
+        subtitle = text
         needsDraw = true
     }
 
@@ -109,6 +120,7 @@ final class WindowScreen {
             var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
             SDL_RenderCopyEx(renderer, texture, nil, &target, Double(format.rotation), nil, SDL_FLIP_NONE)
         }
+        if let subtitle { osd?.drawSubtitle(subtitle, on: renderer, window: size) }
         osd?.draw(on: renderer, window: size, status: status, at: now)
         SDL_RenderPresent(renderer)
     }

@@ -15,6 +15,7 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: """
             Keys (in the window, or in the terminal): space or p pause, left/right seek 5 s, up/down seek 60 s, \
             L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
+            # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
             m mute, 9/0 volume down/up, f fullscreen, q or Esc quit, Q quit and remember the position \
             (--resume starts there). A click or drag on the progress bar seeks.
             """)
@@ -34,6 +35,10 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Play the picture only; the sound is not even decoded.") var noAudio = false
     @Option(help: "The video track to play, numbered from 1 (as mpv's --vid).") var vid: Int?
     @Option(help: "The audio track to play, numbered from 1 (as mpv's --aid).") var aid: Int?
+    @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
+    var sid: SubtitleChoice = .auto
+    @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
+    var subtitleFiles: [String] = []
     @Flag(help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
@@ -74,6 +79,7 @@ struct PlayCommand: AsyncParsableCommand {
         if noAudio { options.source.mediaKinds.remove(.audio) }
         options.source.videoTrack = vid
         options.source.audioTrack = aid
+        options.subtitleTrack = sid
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
         } else {
@@ -130,6 +136,10 @@ struct PlayCommand: AsyncParsableCommand {
             let player = Player(url: entry.url, options: options,
                                 audioOutput: audio.makeAudioOutput(paced: !untimed),
                                 videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
+            // A subtitle file that cannot be read is told, and playback goes on without it.
+            for path in subtitleFiles {
+                do { try player.addSubtitleFile(path) } catch { StatusLine.notice("error: \(error.input): \(error.reason)") }
+            }
             let controller = PlayerController(player: player)
             session.attach(controller: controller, url: entry.url, window: window)
             remote?.begin(controller: controller, entryID: entry.id)
@@ -162,7 +172,11 @@ struct PlayCommand: AsyncParsableCommand {
             switch event {
             case .prepared(let info):
                 FFmpegLineGate.open()
-                if !common.quiet { print(TrackList.lines(for: info, playing: player.playingStreams).joined(separator: "\n")) }
+                if !common.quiet {
+                    let files = player.subtitleTracks.compactMap { $0.description.path == nil ? nil : $0.description }
+                    print(TrackList.lines(for: info, playing: player.playingStreams, externalSubtitles: files,
+                                          shownSubtitle: player.subtitleTrack).joined(separator: "\n"))
+                }
                 statusTask = Task {
                     while !Task.isCancelled {
                         statusLine?.update(player.status)
@@ -276,6 +290,18 @@ final class PlaybackSession: @unchecked Sendable {
     var quitCode: Int32? { state.withLock { $0.quitCode } }
     var wasFileStopped: Bool { state.withLock { $0.fileStopped } }
     var positionNotSaved: MediaError? { state.withLock { $0.positionNotSaved } }
+}
+
+extension SubtitleChoice: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument {
+        case "auto": self = .auto
+        case "no": self = .off
+        default:
+            guard let number = Int(argument), number > 0 else { return nil }
+            self = .number(number)
+        }
+    }
 }
 
 extension StartPosition: ExpressibleByArgument {

@@ -124,4 +124,6 @@ final class CapturingRenderer: VideoRendering, @unchecked Sendable {
         capture(frame)
         inner.didPresent(frame, at: time)
     }
+
+    func subtitle(atMediaPts pts: Double) -> ShownSubtitle? { inner.subtitle(atMediaPts: pts) }
 }

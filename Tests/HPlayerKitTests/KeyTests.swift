@@ -27,13 +27,16 @@ import Testing
         (.backspace, .resetSpeed),
         (.character("s"), .screenshot),
         (.character("#"), .cycleAudioTrack),
+        (.character("j"), .cycleSubtitleTrack(forward: true)),
+        (.character("J"), .cycleSubtitleTrack(forward: false)),
+        (.character("v"), .toggleSubtitles),
     ])
     func binding(key: Key, command: PlayerCommand) {
         #expect(KeyBindings.command(for: key) == command)
     }
 
     @Test func unboundKeysDoNothing() {
-        for key in [Key.character("x"), .character("P"), .character("j")] {
+        for key in [Key.character("x"), .character("P"), .character("k")] {
             #expect(KeyBindings.command(for: key) == nil)
         }
     }

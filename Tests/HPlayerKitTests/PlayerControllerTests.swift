@@ -20,6 +20,14 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var abLoop = ABLoop()
     var speed = 1.0
     var presentedMediaPts: Double? { nil }
+    var subtitleTracks: [SubtitleTrack] = []
+    var subtitleTrack: Int?
+    var subtitlesVisible = true
+    func selectSubtitleTrack(_ number: Int?) throws(MediaError) {
+        record("sid \(number.map(String.init) ?? "no")")
+        subtitleTrack = number
+    }
+    func addSubtitleFile(_ path: String) throws(MediaError) { record("sub-file \(path)") }
     var playingStreams: Set<Int> { lock.withLock { playing } }
     private var playing: Set<Int> = []
     var info: MediaInfo?
@@ -194,6 +202,27 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.cycleAudioTrack) == "Audio 2/2 [fra] 'Commentaire'")
         #expect(controller.perform(.cycleAudioTrack) == "Audio 1/2 [eng]")
         #expect(player.recorded.suffix(2) == ["audio 2", "audio 1"])
+    }
+
+    @Test("j and J go through the subtitle tracks that can be shown and then none; v hides and shows them")
+    func subtitleKeys() {
+        let player = FakePlayer()
+        let controller = PlayerController(player: player)
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "No subtitles")
+        let track = { (language: String?, title: String?, path: String?, unsupported: String?) in
+            SubtitleTrack(description: SubtitleTrackDescription(streamIndex: path == nil ? 2 : nil, path: path, codec: "subrip",
+                                                                language: language, title: title, isDefault: false),
+                          unsupportedReason: unsupported)
+        }
+        player.subtitleTracks = [track("eng", "English", nil, nil), track(nil, nil, nil, "bitmap"), track(nil, nil, "/tmp/x/film.srt", nil)]
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles 1/3 [eng] 'English'")
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles 3/3 'film.srt'", "the bitmap track is passed over")
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles off")
+        #expect(controller.perform(.cycleSubtitleTrack(forward: false)) == "Subtitles 3/3 'film.srt'")
+        #expect(player.recorded == ["sid 1", "sid 3", "sid no", "sid 3"])
+        #expect(controller.perform(.toggleSubtitles) == "Subtitles hidden")
+        #expect(!player.subtitlesVisible)
+        #expect(controller.perform(.toggleSubtitles) == "Subtitles visible")
     }
 
     @Test("A start position as a percentage waits for the duration")

@@ -27,6 +27,21 @@ import Testing
         ])
     }
 
+    @Test("External subtitle files come after the file's subtitle streams; (+) on the one shown")
+    func externalSubtitles() {
+        let info = MediaInfo(url: "x", container: "matroska", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
+            Self.stream(0, "video", "h264", width: 320, height: 240),
+            Self.stream(1, "subtitle", "ass", language: "spa", title: "Spanish"),
+        ])
+        let file = SubtitleTrackDescription(streamIndex: nil, path: "/films/talk.srt", codec: "subrip", language: nil, title: nil, isDefault: false)
+        #expect(TrackList.lines(for: info, playing: [0, 1], externalSubtitles: [file], shownSubtitle: 2) == [
+            " (+) Video --vid=1 (h264 320x240)",
+            "     Subs  --sid=1 --slang=spa 'Spanish' (ass)",
+            " (+) Subs  --sid=2 'talk.srt' (subrip) (external)",
+        ])
+        #expect(TrackList.lines(for: info, playing: [0], shownSubtitle: 1)[1] == " (+) Subs  --sid=1 --slang=spa 'Spanish' (ass)")
+    }
+
     @Test("Fixed decimals", arguments: [(1.1, 2, "1.10"), (25, 3, "25.000"), (0.09, 2, "0.09"), (29.97002997, 3, "29.970"), (-0.5, 1, "-0.5"), (3, 0, "3")])
     func fixed(value: Double, places: Int, text: String) {
         #expect(DecimalText.fixed(value, places: places) == text)

@@ -52,7 +52,7 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
         throw MediaError(input: source.url, reason: "no switch of stream in a benchmark")
     }
 
-    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
+    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError) {
         for track in tracks {
             switch track.kind {
             case .video: track.configureVideo(acceptedPixelFormats: nil)

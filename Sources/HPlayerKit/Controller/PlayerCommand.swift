@@ -15,6 +15,9 @@ public enum PlayerCommand: Equatable, Sendable {
     case resetSpeed
     /// Play the next audio track of the file (after the last, the first).
     case cycleAudioTrack
+    /// Shows the next subtitle track (forward) or the one before; after the last, none.
+    case cycleSubtitleTrack(forward: Bool)
+    case toggleSubtitles
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
@@ -52,6 +55,9 @@ public enum KeyBindings {
         case .character("}"): return .scaleSpeed(by: 2)
         case .backspace: return .resetSpeed
         case .character("#"): return .cycleAudioTrack
+        case .character("j"): return .cycleSubtitleTrack(forward: true)
+        case .character("J"): return .cycleSubtitleTrack(forward: false)
+        case .character("v"): return .toggleSubtitles
         case .character("m"): return .toggleMute
         case .character("9"): return .changeVolume(by: -2)
         case .character("0"): return .changeVolume(by: 2)

@@ -112,6 +112,11 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             }
             let stream = audio[next]
             return "Audio \(next + 1)/\(audio.count)" + (stream.language.map { " [\($0)]" } ?? "") + (stream.title.map { " '\($0)'" } ?? "")
+        case .cycleSubtitleTrack(let forward):
+            return cycleSubtitles(forward: forward)
+        case .toggleSubtitles:
+            player.subtitlesVisible.toggle()
+            return player.subtitlesVisible ? "Subtitles visible" : "Subtitles hidden"
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"
@@ -125,6 +130,29 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     }
 
     private var speedNotice: String { "Speed " + PlaybackSpeed.text(player.speed) }
+
+    /// As mpv's j and J: through the tracks that can be shown, then none, then round again.
+    private func cycleSubtitles(forward: Bool) -> String {
+        let tracks = player.subtitleTracks
+        let shown = tracks.indices.filter { tracks[$0].unsupportedReason == nil }.map { $0 + 1 }
+        guard !shown.isEmpty else { return "No subtitles" }
+        let order: [Int?] = [nil] + shown
+        let current = order.firstIndex(of: player.subtitleTrack) ?? 0
+        let next = order[(current + (forward ? 1 : order.count - 1)) % order.count]
+        do {
+            try player.selectSubtitleTrack(next)
+        } catch {
+            return error.reason
+        }
+        guard let next else { return "Subtitles off" }
+        let description = tracks[next - 1].description
+        return "Subtitles \(next)/\(tracks.count)" + (description.language.map { " [\($0)]" } ?? "")
+            + ((description.title ?? description.path.map(Self.fileName)).map { " '\($0)'" } ?? "")
+    }
+
+    private static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
 
     private func seekNotice(to position: Double) -> String {
         let duration = player.status.duration

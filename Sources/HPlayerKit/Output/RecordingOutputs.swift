@@ -1,12 +1,15 @@
 import CFFmpeg
 
 /// `--vo record:DIR`: paced like the null output, and writes `DIR/video.tsv`, one line per
-/// presented frame: pts, presented_at (monotonic), and the MD5 of the picture as decoded.
+/// presented frame: pts, presented_at (monotonic), and the MD5 of the picture as decoded; and
+/// `DIR/subs.tsv`, one line per subtitle cue as it comes on screen: its start and end (media
+/// seconds), its text (a line break written as `\n`), and the pts of the frame it came with.
 public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     private let directory: String
     private let paced: Bool
     private var loop: RefreshLoop?
     private var log: OutputFile?
+    private var subtitleLog: OutputFile?
     private let md5 = FrameMD5()
 
     public init(directory: String, paced: Bool = true) {
@@ -20,10 +23,14 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try makeDirectory(directory)
         let log = try OutputFile(path: directory + "/video.tsv")
+        let subtitleLog = try OutputFile(path: directory + "/subs.tsv")
         self.log = log
+        self.subtitleLog = subtitleLog
+        let subtitles = SubtitleLog(file: subtitleLog)
         loop = RefreshLoop(name: "hp-vo-record", renderer: renderer, paced: paced) { [md5] frame, time in
             log.write("\(formatSeconds(frame.mediaPts))\t\(formatSeconds(time))\t\(md5.digest(of: frame))\n")
             log.flush()
+            subtitles.frameShown(frame.mediaPts, with: renderer.subtitle(atMediaPts: frame.mediaPts))
         }
     }
 
@@ -34,6 +41,34 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     public func close() {
         loop?.close()
         log?.close()
+        subtitleLog?.close()
+    }
+}
+
+/// Writes each cue of subs.tsv once, when it comes on screen (the refresh thread's own).
+private final class SubtitleLog: @unchecked Sendable {
+    private let file: OutputFile
+    private var shown: ShownSubtitle?
+
+    init(file: OutputFile) {
+        self.file = file
+    }
+
+    func frameShown(_ pts: Double, with subtitle: ShownSubtitle?) {
+        guard subtitle != shown else { return }
+        for cue in subtitle?.cues ?? [] where !(shown?.cues.contains(cue) ?? false) {
+            var text = ""
+            for character in cue.text {
+                switch character {
+                case "\n": text += "\\n"
+                case "\t": text += " "
+                default: text.append(character)
+                }
+            }
+            file.write("\(formatSeconds(cue.start))\t\(cue.end.isFinite ? formatSeconds(cue.end) : "inf")\t\(text)\t\(formatSeconds(pts))\n")
+        }
+        file.flush()
+        shown = subtitle
     }
 }
 

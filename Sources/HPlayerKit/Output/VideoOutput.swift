@@ -19,6 +19,9 @@ public protocol VideoRendering: AnyObject, Sendable {
     func refresh(at time: Double) -> VideoRefresh
     /// The output has shown `frame` (it keeps no reference to it after this call).
     func didPresent(_ frame: Frame, at time: Double)
+    /// The subtitle to show over the frame of media time `pts` (its `mediaPts`); nil for none.
+    /// Cheap while the answer stays the same, so it may be asked at every refresh.
+    func subtitle(atMediaPts pts: Double) -> ShownSubtitle?
 }
 
 /// What a video output needs to know to show a stream: its size, its pixels' shape and how it

@@ -11,6 +11,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
     private let audioOutput: AudioOutput
     private let videoOutput: VideoOutput
     private let clock = MasterClock()
+    private let subtitles: SubtitleTracks
     private var notifier: RenderNotifier?
 
     private let lock = ConditionLock()
@@ -63,6 +64,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         self.source = source ?? FFmpegSource(url: url, options: options.source)
         abLoopValue = options.abLoop
         speedValue = PlaybackSpeed.clamped(options.speed)
+        subtitles = SubtitleTracks(choice: options.subtitleTrack)
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -115,6 +117,29 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     public var playingStreams: Set<Int> {
         lock.withLock { Set([audioTrack, videoTrack].compactMap { $0.map { Int($0.streamIndex) } }) }
+    }
+
+    public var subtitleTracks: [SubtitleTrack] { subtitles.all }
+    public var subtitleTrack: Int? { subtitles.selectedNumber }
+
+    public func selectSubtitleTrack(_ number: Int?) throws(MediaError) {
+        try subtitles.select(number)
+        videoOutput.requestRefresh()  // a paused picture shows the change too
+    }
+
+    public var subtitlesVisible: Bool {
+        get { subtitles.selection.isVisible }
+        set {
+            subtitles.selection.isVisible = newValue
+            videoOutput.requestRefresh()
+        }
+    }
+
+    public func addSubtitleFile(_ path: String) throws(MediaError) {
+        let track = try SubtitleFile.load(path: path)
+        // Under the lock, so the opening places it on the media's timeline whether it comes first or not.
+        lock.withLock { subtitles.addExternal(track, startTime: info?.startTime) }
+        videoOutput.requestRefresh()
     }
 
     public var presentedMediaPts: Double? { lock.withLock { videoRenderer }?.lastPresentedMediaPts }
@@ -241,7 +266,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
 
     /// Opens the outputs and makes the renderers. Under the lock, so a close cannot slip in
     /// between and leave outputs opened after it closed them.
-    public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError) {
+    public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles embedded: [SubtitleTrack]) throws(MediaError) {
         lock.lock()
         defer { lock.unlock() }
         guard let notifier, !isClosed else { throw MediaError(input: url, reason: "closed") }
@@ -257,7 +282,8 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
                 stage.start(format: format)
                 (audioTrack, audioRenderer, audioTempo) = (track, renderer, stage)
             case .video:
-                let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed)
+                let renderer = VideoRenderer(track: track, clock: clock, notifier: notifier, isUntimed: options.isUntimed,
+                                             subtitles: subtitles.selection)
                 clock.setRate(speedValue, at: MonotonicClock.now())
                 try videoOutput.open(renderer: renderer, format: track.videoFormat ?? VideoFormat(width: 0, height: 0))
                 track.configureVideo(acceptedPixelFormats: videoOutput.acceptedPixelFormats)
@@ -265,6 +291,7 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
             }
         }
         self.info = info
+        if let warning = subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime) { Log.player.warning("\(warning)") }
         applyGain()
         applyLoopEnd()
         audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: videoRenderer == nil)

@@ -32,6 +32,8 @@ public struct PlayerOptions: Sendable {
     public var abLoop = ABLoop()
     /// The playback speed to start at (`--speed`), within `PlaybackSpeed.range`.
     public var speed = 1.0
+    /// The subtitle track to show at the start (`--sid`).
+    public var subtitleTrack = SubtitleChoice.auto
 
     public init() {}
 }
@@ -70,6 +72,19 @@ public protocol MediaPlayer: AnyObject, Sendable {
     /// Plays the Nth audio stream of the file (numbered from 1, as `--aid`) instead of the one
     /// playing, picking up where playback stands.
     func selectAudioTrack(_ number: Int) throws(MediaError)
+    /// The subtitle tracks, numbered from 1 as `--sid` counts them: the file's subtitle streams
+    /// (once prepared), then the external files added.
+    var subtitleTracks: [SubtitleTrack] { get }
+    /// The number of the subtitle track shown; nil when none is.
+    var subtitleTrack: Int? { get }
+    /// Shows subtitle track `number` (from 1), or none for nil; a track that is not there, or
+    /// that cannot be shown (bitmap subtitles), is refused.
+    func selectSubtitleTrack(_ number: Int?) throws(MediaError)
+    /// Whether the subtitle track shown is drawn (mpv's `v`).
+    var subtitlesVisible: Bool { get set }
+    /// Reads an external subtitle file (.srt, .vtt, .ass, …) and shows it; its times count from
+    /// the start of the media.
+    func addSubtitleFile(_ path: String) throws(MediaError)
     /// The indices of the streams playing (MediaInfo's `StreamInfo.index`), once prepared.
     var playingStreams: Set<Int> { get }
     /// The media pts of the frame on screen, once one has been presented: what a screenshot takes.

@@ -8,6 +8,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private let clock: MasterClock
     private let notifier: RenderNotifier
     private let isUntimed: Bool
+    private let subtitles: SubtitleSelection
 
     // Set by the player.
     private let control = ConditionLock()
@@ -35,11 +36,12 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// Master clock minus pts at the last presentation, in microseconds.
     let avDifferenceMicroseconds = Atomic<Int>(0)
 
-    init(track: Track, clock: MasterClock, notifier: RenderNotifier, isUntimed: Bool) {
+    init(track: Track, clock: MasterClock, notifier: RenderNotifier, isUntimed: Bool, subtitles: SubtitleSelection) {
         self.track = track
         self.clock = clock
         self.notifier = notifier
         self.isUntimed = isUntimed
+        self.subtitles = subtitles
     }
 
     /// From now on present frames of `serial` only.
@@ -168,6 +170,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         }
         track.recycle(frame)
     }
+
+    func subtitle(atMediaPts pts: Double) -> ShownSubtitle? { subtitles.shown(at: pts) }
 
     /// The clock now; a self-paced clock not yet running starts at the first frame.
     private func clockTime(at time: Double, mode: VideoSync.Mode) -> Double? {

@@ -1,14 +1,20 @@
 /// The track list a player prints when a file opens, in mpv's words: one line per video, audio
 /// and subtitle stream, numbered within its kind as `--vid`, `--aid` and `--sid` count them, with
-/// language, title and format, and `(+)` on those playing.
+/// language, title and format, then the external subtitle files; `(+)` on those playing.
 public enum TrackList {
-    public static func lines(for info: MediaInfo, playing: Set<Int>) -> [String] {
+    /// - Parameters:
+    ///   - playing: the indices of the video and audio streams playing.
+    ///   - externalSubtitles: the files, numbered after the file's subtitle streams.
+    ///   - shownSubtitle: the number of the subtitle track shown.
+    public static func lines(for info: MediaInfo, playing: Set<Int>, externalSubtitles: [SubtitleTrackDescription] = [],
+                             shownSubtitle: Int? = nil) -> [String] {
         var numbers: [String: Int] = [:]
-        return info.streams.compactMap { stream -> String? in
+        let streams = info.streams.compactMap { stream -> String? in
             guard let kind = Kind(stream.type) else { return nil }
             let number = (numbers[stream.type] ?? 0) + 1
             numbers[stream.type] = number
-            var parts = [playing.contains(stream.index) ? " (+)" : "    ", kind.label, "--\(kind.option)=\(number)"]
+            let isPlaying = kind == .subtitle ? number == shownSubtitle : playing.contains(stream.index)
+            var parts = [isPlaying ? " (+)" : "    ", kind.label, "--\(kind.option)=\(number)"]
             if stream.isDefault { parts.append("(*)") }
             if let language = stream.language, language != "und" { parts.append("--\(kind.languageOption)=\(language)") }
             if let title = stream.title, !title.isEmpty { parts.append("'\(title)'") }
@@ -16,6 +22,14 @@ public enum TrackList {
             parts.append("(" + format(of: stream).joined(separator: " ") + ")")
             return parts.joined(separator: " ")
         }
+        let embeddedCount = numbers["subtitle"] ?? 0
+        let files = externalSubtitles.enumerated().map { offset, file in
+            let number = embeddedCount + offset + 1
+            let name = file.path.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+            return [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)", "'\(name)'", "(\(file.codec))", "(external)"]
+                .joined(separator: " ")
+        }
+        return streams + files
     }
 
     private enum Kind {

@@ -46,6 +46,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var scratchPacket: UnsafeMutablePointer<AVPacket>?
     /// The tracks' streams, as a recording copies them.
     var recordedStreams: [RecordedStream] = []
+    /// The text subtitle streams, decoded as they are read (SubtitleReading.swift).
+    var subtitleReaders: [SubtitleStreamReader] = []
 
     /// Set while the first-open or after-seek rules apply: decoded frames then wake the read loop
     /// so playback starts as soon as the rules allow.
@@ -116,7 +118,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         try container.open(fullAnalysis: false)
         tracks = try makeTracks()
         let info = MediaProbe.info(of: container)
-        try delegate?.source(self, didOpen: info, tracks: tracks)
+        let subtitles = makeSubtitleTracks(info: info)
+        try delegate?.source(self, didOpen: info, tracks: tracks, subtitles: subtitles)
         scratchPacket = av_packet_alloc()
         recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], kind: $0.kind) }
         reading = tracks.map(readState)
@@ -137,7 +140,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                               declaredAudioEnd: track.kind == .audio ? track.declaredEnd : nil)
     }
 
-    /// The best video and audio streams with a decoder each; every other stream is discarded.
+    /// The best video and audio streams with a decoder each; every other stream but the subtitles
+    /// (SubtitleReading.swift) is discarded.
     private func makeTracks() throws(MediaError) -> [Track] {
         guard container.context != nil else { throw MediaError(input: url, reason: "not open") }
         var video = container.chosenStream(of: .video, number: options.videoTrack)
@@ -150,7 +154,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             let index = stream.pointee.index
             let kind: MediaKind? = index == video ? .video : index == audio ? .audio : nil
             guard let kind else {
-                stream.pointee.discard = AVDISCARD_ALL
+                if stream.pointee.codecpar.pointee.codec_type != AVMEDIA_TYPE_SUBTITLE { stream.pointee.discard = AVDISCARD_ALL }
                 continue
             }
             do {

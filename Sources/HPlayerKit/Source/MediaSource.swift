@@ -40,8 +40,9 @@ public struct SourceOptions: Sendable {
 /// What a source tells its owner, on the source's read thread.
 public protocol SourceDelegate: AnyObject, Sendable {
     /// The media is open and its tracks made. Configure them for the outputs here: decoding starts
-    /// when this returns. Throwing fails the open with that error.
-    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track]) throws(MediaError)
+    /// when this returns. `subtitles` has a track per subtitle stream, in the file's order, which
+    /// the source fills with cues as it reads. Throwing fails the open with that error.
+    func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError)
     func source(_ source: MediaSource, didFailWith error: MediaError)
     /// `new` takes `old`'s place (a switch of audio stream): configure it as `old` was. Throwing
     /// keeps `old`.

@@ -65,6 +65,7 @@ extension FFmpegSource {
             }
             return
         }
+        if readSubtitle(scratch) { return }
         guard let index = tracks.firstIndex(where: { $0.streamIndex == scratch.pointee.stream_index }) else {
             av_packet_unref(scratch)
             return

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Which subtitle track is shown, and whether subtitles are visible (`v`): set by the player,
+/// read at each refresh.
+final class SubtitleSelection: Sendable {
+    private struct State {
+        var track: SubtitleTrack?
+        var isVisible = true
+    }
+
+    private let state = Mutex(State())
+
+    var track: SubtitleTrack? {
+        get { state.withLock { $0.track } }
+        set { state.withLock { $0.track = newValue } }
+    }
+
+    var isVisible: Bool {
+        get { state.withLock { $0.isVisible } }
+        set { state.withLock { $0.isVisible = newValue } }
+    }
+
+    /// What to show with a frame at media time `pts`.
+    func shown(at pts: Double) -> ShownSubtitle? {
+        let (track, isVisible) = state.withLock { ($0.track, $0.isVisible) }
+        return isVisible ? track?.shown(at: pts) : nil
+    }
+}
+
+/// The subtitle track to show at the start (mpv's `--sid`).
+public enum SubtitleChoice: Sendable, Equatable {
+    /// An external file when one is given, else the first text stream the file marks as default.
+    case auto
+    case off
+    /// Numbered from 1: the file's subtitle streams, then the external files.
+    case number(Int)
+}

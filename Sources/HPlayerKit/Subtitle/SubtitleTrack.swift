@@ -1,0 +1,123 @@
+import Synchronization
+
+/// One subtitle stream of the file, or an external subtitle file: its description and its cues,
+/// kept in order of start for the whole playback, so that a seek back, or a switch to this
+/// track, shows them at once. The read thread adds cues; the refresh thread looks them up.
+public final class SubtitleTrack: Sendable {
+    public let description: SubtitleTrackDescription
+    /// Why this track cannot be shown (a bitmap format), when it cannot.
+    public let unsupportedReason: String?
+
+    private struct State {
+        var cues: [SubtitleCue] = []
+        /// Added to the times of the cues shown: an external file's times count from the start
+        /// of the media, which may have a start time of its own.
+        var offset = 0.0
+        /// The last lookup's answer and the span of media time it holds for, until a cue is added.
+        var shown: ShownSubtitle?
+        var shownSpan: Range<Double> = 0..<0
+    }
+
+    private let state = Mutex(State())
+
+    init(description: SubtitleTrackDescription, unsupportedReason: String? = nil) {
+        self.description = description
+        self.unsupportedReason = unsupportedReason
+    }
+
+    /// Every cue so far, in order of start, offset as shown.
+    public var cues: [SubtitleCue] {
+        state.withLock { state in state.cues.map { Self.shifted($0, by: state.offset) } }
+    }
+
+    /// Adds `cue` in its place; one already there (read again after a seek back) is ignored. An
+    /// earlier cue with no end yet ends where this one starts.
+    func add(_ cue: SubtitleCue) {
+        state.withLock { state in
+            let place = state.cues.partitioningIndex(where: { $0.start > cue.start })
+            let sameStart = state.cues[..<place].reversed().prefix(while: { $0.start == cue.start })
+            if sameStart.contains(where: { $0.text == cue.text }) { return }
+            state.cues.insert(cue, at: place)
+            if place > 0, state.cues[place - 1].end == .infinity, state.cues[place - 1].start < cue.start {
+                state.cues[place - 1].end = cue.start
+            }
+            if cue.end == .infinity, place + 1 < state.cues.count {
+                state.cues[place].end = state.cues[place + 1].start
+            }
+            state.shownSpan = 0..<0
+        }
+    }
+
+    func setOffset(_ offset: Double) {
+        state.withLock { state in
+            state.offset = offset
+            state.shownSpan = 0..<0
+        }
+    }
+
+    /// The cues showing at media time `pts`; nil when none is. Cheap while the answer holds (the
+    /// same value back, nothing made), so it can be asked at every frame.
+    public func shown(at pts: Double) -> ShownSubtitle? {
+        state.withLock { state in
+            if state.shownSpan.contains(pts) { return state.shown }
+            let local = pts - state.offset
+            var showing: [SubtitleCue] = []
+            // The span the answer holds for: from the latest change at or before `pts` to the
+            // first one after it.
+            var from = -Double.infinity, until = Double.infinity
+            for cue in state.cues {
+                if cue.start > local {
+                    until = min(until, cue.start)
+                    break
+                }
+                if cue.end > local {
+                    showing.append(Self.shifted(cue, by: state.offset))
+                    from = max(from, cue.start)
+                    until = min(until, cue.end)
+                } else {
+                    from = max(from, cue.end)
+                }
+            }
+            state.shown = showing.isEmpty ? nil : ShownSubtitle(cues: showing)
+            state.shownSpan = (from + state.offset)..<(until + state.offset)
+            return state.shown
+        }
+    }
+
+    private static func shifted(_ cue: SubtitleCue, by offset: Double) -> SubtitleCue {
+        SubtitleCue(start: cue.start + offset, end: cue.end + offset, text: cue.text)
+    }
+}
+
+/// What a subtitle track is, for the track list and the notices.
+public struct SubtitleTrackDescription: Sendable, Equatable {
+    /// The stream's index in the file; nil for an external file.
+    public var streamIndex: Int?
+    /// The external file's path.
+    public var path: String?
+    public var codec: String
+    public var language: String?
+    public var title: String?
+    public var isDefault: Bool
+
+    public init(streamIndex: Int?, path: String?, codec: String, language: String?, title: String?, isDefault: Bool) {
+        self.streamIndex = streamIndex
+        self.path = path
+        self.codec = codec
+        self.language = language
+        self.title = title
+        self.isDefault = isDefault
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it.
+    func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

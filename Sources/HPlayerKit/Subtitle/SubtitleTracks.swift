@@ -1,0 +1,110 @@
+import Synchronization
+
+/// The subtitle tracks a player can show, numbered from 1 as mpv's `--sid` counts them: the
+/// file's subtitle streams in order, then the external files. Keeps which one is shown (in the
+/// selection the video renderer reads) and whether subtitles are visible.
+final class SubtitleTracks: Sendable {
+    let selection = SubtitleSelection()
+
+    private struct State {
+        var embedded: [SubtitleTrack] = []
+        var external: [SubtitleTrack] = []
+        var choice: SubtitleChoice
+        var selected: SubtitleTrack?
+        var all: [SubtitleTrack] { embedded + external }
+    }
+
+    private let state: Mutex<State>
+
+    init(choice: SubtitleChoice) {
+        state = Mutex(State(choice: choice))
+    }
+
+    var all: [SubtitleTrack] { state.withLock { $0.all } }
+
+    /// The number of the track shown; nil when none is.
+    var selectedNumber: Int? {
+        state.withLock { state in state.selected.flatMap { selected in state.all.firstIndex { $0 === selected } }.map { $0 + 1 } }
+    }
+
+    /// An external file's track, shown from now on, as mpv shows a file given with `--sub-file`.
+    func addExternal(_ track: SubtitleTrack, startTime: Double?) {
+        if let startTime { track.setOffset(startTime) }
+        state.withLock { state in
+            state.external.append(track)
+            state.selected = track
+        }
+        selection.track = track
+    }
+
+    /// The media is open: its streams join the list, external files are placed on its timeline,
+    /// and the track asked for at the start is picked. Returns a warning when that track is not there.
+    func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double) -> String? {
+        let (picked, warning) = state.withLock { state -> (SubtitleTrack?, String?) in
+            state.embedded = embedded
+            for track in state.external { track.setOffset(startTime) }
+            let all = state.all
+            let (number, warning) = Self.pick(state.choice, among: all.map(Pick.init), externalCount: state.external.count)
+            state.selected = number.map { all[$0 - 1] }
+            return (state.selected, warning)
+        }
+        selection.track = picked
+        return warning
+    }
+
+    /// Shows track `number` (from 1), or none for nil.
+    func select(_ number: Int?) throws(MediaError) {
+        let result = state.withLock { state -> Result<SubtitleTrack?, MediaError> in
+            let all = state.all
+            guard let number else {
+                state.selected = nil
+                return .success(nil)
+            }
+            guard all.indices.contains(number - 1) else {
+                return .failure(MediaError(input: "subtitle track \(number)", reason: "there is none (\(all.count) in all)"))
+            }
+            if let reason = all[number - 1].unsupportedReason {
+                return .failure(MediaError(input: "subtitle track \(number)", reason: reason))
+            }
+            state.selected = all[number - 1]
+            return .success(all[number - 1])
+        }
+        selection.track = try result.get()
+    }
+
+    /// What `pick` needs to know of a track.
+    struct Pick: Equatable {
+        var isDefault: Bool
+        var isSupported: Bool
+
+        init(isDefault: Bool, isSupported: Bool) {
+            self.isDefault = isDefault
+            self.isSupported = isSupported
+        }
+
+        init(_ track: SubtitleTrack) {
+            self.init(isDefault: track.description.isDefault, isSupported: track.unsupportedReason == nil)
+        }
+    }
+
+    /// The track to start with, as mpv picks it: the one asked for; else the last external file;
+    /// else the first stream the file marks as default that can be shown. Numbered from 1; with a
+    /// warning when the track asked for cannot be.
+    static func pick(_ choice: SubtitleChoice, among tracks: [Pick], externalCount: Int) -> (number: Int?, warning: String?) {
+        switch choice {
+        case .off:
+            return (nil, nil)
+        case .number(let number):
+            guard tracks.indices.contains(number - 1) else {
+                return (nil, "--sid \(number): there is no such subtitle track (\(tracks.count) in all)")
+            }
+            guard tracks[number - 1].isSupported else {
+                return (nil, "--sid \(number): bitmap subtitles are not supported")
+            }
+            return (number, nil)
+        case .auto:
+            if externalCount > 0 { return (tracks.count, nil) }
+            return (tracks.firstIndex { $0.isDefault && $0.isSupported }.map { $0 + 1 }, nil)
+        }
+    }
+}
