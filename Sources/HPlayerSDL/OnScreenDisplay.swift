@@ -59,10 +59,17 @@ final class OnScreenDisplay {
         paused || now < visibleUntil || notice.map { now < $0.shownAt + Self.noticeLife } ?? false
     }
 
-    func draw(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus?, at now: Double) {
+    func draw(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus?, subtitle: String?, at now: Double) {
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
         let paused = status?.playbackState == .paused
-        if paused || now < visibleUntil, let status {
+        let showsProgress = (paused || now < visibleUntil) && status != nil
+        if let subtitle {
+            // Above the bar and its time while they show, so neither hides the other.
+            let bottom = showsProgress ? WindowLayout.progressBar(window: window).y - Self.timeTextHeight
+                : window.height - Int(max(16, Double(window.height) * 0.05))
+            drawSubtitle(subtitle, on: renderer, window: window, bottom: bottom)
+        }
+        if showsProgress, let status {
             drawProgress(on: renderer, window: window, status: status)
         }
         if let status, status.loadState == .loading, status.playbackState == .playing || status.playbackState == .seeking {
@@ -73,15 +80,18 @@ final class OnScreenDisplay {
         }
     }
 
-    /// Draws `text` centred over the bottom of the window, its lines wrapped to the window's width.
-    func drawSubtitle(_ text: String, on renderer: OpaquePointer, window: (width: Int, height: Int)) {
+    /// The height of the time text over the progress bar, with its gap.
+    private static let timeTextHeight = 30
+
+    /// Draws `text` centred, its last line's foot at `bottom`, its lines wrapped to the window's width.
+    private func drawSubtitle(_ text: String, on renderer: OpaquePointer, window: (width: Int, height: Int), bottom: Int) {
         let key = SubtitleKey(text: text, fontSize: Int32(min(72, max(14, Double(window.height) * 0.05))),
                               wrapWidth: Int32(max(100, Double(window.width) * 0.9)))
         if subtitleTextures?.key != key { renderSubtitle(key, on: renderer) }
         guard let drawn = subtitleTextures else { return }
         let outline = Self.subtitleOutline
         let x = Int32((window.width - Int(drawn.width)) / 2)
-        let y = Int32(window.height) - Int32(max(16, Double(window.height) * 0.05)) - drawn.height
+        let y = Int32(bottom) - drawn.height
         var box = SDL_Rect(x: x, y: y, w: drawn.width, h: drawn.height)
         SDL_RenderCopy(renderer, drawn.outline, nil, &box)
         box = SDL_Rect(x: x + outline, y: y + outline, w: drawn.width - 2 * outline, h: drawn.height - 2 * outline)

@@ -120,8 +120,7 @@ final class WindowScreen {
             var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
             SDL_RenderCopyEx(renderer, texture, nil, &target, Double(format.rotation), nil, SDL_FLIP_NONE)
         }
-        if let subtitle { osd?.drawSubtitle(subtitle, on: renderer, window: size) }
-        osd?.draw(on: renderer, window: size, status: status, at: now)
+        osd?.draw(on: renderer, window: size, status: status, subtitle: subtitle, at: now)
         SDL_RenderPresent(renderer)
     }
 

@@ -184,6 +184,33 @@ extension Playback {
             #expect(player.wait(timeout: 15) == 0)
         }
 
+        @Test("Subtitles show over the bottom of the picture; v hides and shows them, j turns them off")
+        func subtitles() async throws {
+            let cue = try Playback.Subtitles.subtitleFile("long.srt", "1\n00:00:00,000 --> 00:00:20,000\nSubtitles on screen\n\n")
+            let clip = try Fixtures.clip("black-subtitled.mkv", ["-f", "lavfi", "-i", "color=c=black:size=640x360:rate=25:duration=20",
+                                                                 "-i", cue, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                                                                 "-c:s", "srt", "-disposition:s:0", "default"])
+            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
+            let player = try play(clip, ["--ao", "null"])
+            let window = try Desktop.window(titled: "black-subtitled.mkv")
+            // The middle of the bottom quarter, where the subtitle goes, clear of the progress bar's place.
+            let band = LayoutRect(x: window.width / 5, y: window.height * 3 / 4, width: window.width * 3 / 5, height: window.height / 6)
+            let quiet: UInt64 = 2_600_000_000  // for the bar and the notice a key brings to go
+            try await Task.sleep(nanoseconds: 800_000_000)
+            #expect(try brightest(band, in: window) > 200, "no subtitle")
+            try Desktop.press("v", in: window)
+            try await Task.sleep(nanoseconds: quiet)
+            #expect(try brightest(band, in: window) < 40, "v did not hide the subtitle")
+            try Desktop.press("v", in: window)
+            try await Task.sleep(nanoseconds: quiet)
+            #expect(try brightest(band, in: window) > 200, "v did not show it again")
+            try Desktop.press("j", in: window)
+            try await Task.sleep(nanoseconds: quiet)
+            #expect(try brightest(band, in: window) < 40, "j past the only track did not turn subtitles off")
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 0)
+        }
+
         @Test("Sound reaches the sound server: a 440 Hz tone at its level")
         func soundReachesTheServer() async throws {
             let player = try play(try Clips.tone(seconds: 8), ["--vo", "null"])
