@@ -171,6 +171,12 @@ public final class IPCRemote: @unchecked Sendable {
         case .streamRecord(let path):
             // A path that cannot be recorded to fails the request, as mpv fails a property it cannot set.
             do { try controller.player.startRecording(to: path) } catch { throw .accessDenied }
+        // A track the file lacks fails the request.
+        case .audioTrack(let number):
+            do { try controller.player.selectAudioTrack(number) } catch { throw .accessDenied }
+        case .subtitleTrack(let number):
+            do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
+        case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
         }
     }
 
@@ -180,6 +186,11 @@ public final class IPCRemote: @unchecked Sendable {
                                         isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
                                         speed: player.speed)
         snapshot.recordingPath = player.recordingPath ?? ""
+        let audio = player.mediaInfo?.streams.filter { $0.type == MediaKind.audio.rawValue } ?? []
+        let playing = player.playingStreams
+        snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
+        snapshot.subtitleTrack = player.subtitleTrack
+        snapshot.subtitlesVisible = player.subtitlesVisible
         return snapshot
     }
 

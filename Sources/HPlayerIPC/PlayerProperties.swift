@@ -17,6 +17,10 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var speed: Double
     /// The file being recorded to; "" when none.
     public var recordingPath = ""
+    /// The numbers (from 1, within their kind) of the audio and subtitle tracks playing; nil for none.
+    public var audioTrack: Int?
+    public var subtitleTrack: Int?
+    public var subtitlesVisible = true
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -60,13 +64,18 @@ public enum PropertyChange: Equatable, Sendable {
     case speed(Double)
     /// Record to this file; "" stops recording.
     case streamRecord(String)
+    /// Play audio track N (from 1).
+    case audioTrack(Int)
+    /// Show subtitle track N (from 1), or none.
+    case subtitleTrack(Int?)
+    case subtitleVisibility(Bool)
 }
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record"]
+                               "stream-record", "aid", "sid", "sub-visibility"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -87,6 +96,10 @@ public enum PlayerProperties {
         case "ab-loop-a": return .success(snapshot.abLoop.a.map(JSONValue.number) ?? .string("no"))
         case "ab-loop-b": return .success(snapshot.abLoop.b.map(JSONValue.number) ?? .string("no"))
         case "stream-record": return .success(.string(snapshot.recordingPath))
+        // A track reads its number, or false when none plays.
+        case "aid": return .success(snapshot.audioTrack.map { .number(Double($0)) } ?? .bool(false))
+        case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
+        case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -124,6 +137,17 @@ public enum PlayerProperties {
             return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
         case "stream-record":
             return value.string.map { .success(.streamRecord($0)) } ?? .failure(.unsupportedFormat)
+        case "aid", "sid":
+            if value == .string("no") || value == .bool(false) {
+                // Sound cannot be turned off while playing (only --no-audio, at the start).
+                return name == "sid" ? .success(.subtitleTrack(nil)) : .failure(.accessDenied)
+            }
+            guard let number = number(value), number >= 1, number == number.rounded(), number < 10_000 else {
+                return .failure(.unsupportedFormat)
+            }
+            return .success(name == "sid" ? .subtitleTrack(Int(number)) : .audioTrack(Int(number)))
+        case "sub-visibility":
+            return flag(value).map { .success(.subtitleVisibility($0)) } ?? .failure(.unsupportedFormat)
         case "speed":
             // mpv takes 0.01 to 100 and calls other values a wrong format; HPlayer keeps the pitch
             // over PlaybackSpeed.range only, and refuses the rest of mpv's range.

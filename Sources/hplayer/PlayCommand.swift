@@ -15,6 +15,7 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: """
             Keys (in the window, or in the terminal): space or p pause, left/right seek 5 s, up/down seek 60 s, \
             L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
+            [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot, \
             # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
             m mute, 9/0 volume down/up, f fullscreen, q or Esc quit, Q quit and remember the position \
             (--resume starts there). A click or drag on the progress bar seeks.

@@ -22,10 +22,15 @@ struct PlayerPropertiesTests {
         ("frame-drop-count", .success(.number(4))),
         ("ab-loop-a", .success(.number(1.5))),
         ("ab-loop-b", .success(.string("no"))),
+        ("aid", .success(.number(2))),
+        ("sid", .success(.bool(false))),
+        ("sub-visibility", .success(.bool(true))),
         ("no-such-thing", .failure(.propertyNotFound)),
     ])
     func reads(name: String, value: Result<JSONValue, IPCError>) {
-        #expect(PlayerProperties.value(of: name, in: Self.snapshot) == value)
+        var snapshot = Self.snapshot
+        snapshot.audioTrack = 2
+        #expect(PlayerProperties.value(of: name, in: snapshot) == value)
     }
 
     @Test func unknownDurationAndLoopOffReadAsMpvs() {
@@ -60,6 +65,18 @@ struct PlayerPropertiesTests {
         ("speed", .number(9999), .failure(.unsupportedFormat)),
         ("speed", .string("fast"), .failure(.unsupportedFormat)),
         ("duration", .number(3), .failure(.accessDenied)),
+        ("aid", .number(2), .success(.audioTrack(2))),
+        ("aid", .string("2"), .success(.audioTrack(2))),
+        ("aid", .string("no"), .failure(.accessDenied)),
+        ("aid", .number(1.5), .failure(.unsupportedFormat)),
+        ("aid", .number(0), .failure(.unsupportedFormat)),
+        ("sid", .number(1), .success(.subtitleTrack(1))),
+        ("sid", .string("no"), .success(.subtitleTrack(nil))),
+        ("sid", .bool(false), .success(.subtitleTrack(nil))),
+        ("sid", .string("first"), .failure(.unsupportedFormat)),
+        ("sub-visibility", .bool(false), .success(.subtitleVisibility(false))),
+        ("sub-visibility", .string("yes"), .success(.subtitleVisibility(true))),
+        ("sub-visibility", .number(1), .failure(.unsupportedFormat)),
         ("frame-drop-count", .number(0), .failure(.accessDenied)),
         ("no-such-thing", .number(0), .failure(.propertyNotFound)),
     ])

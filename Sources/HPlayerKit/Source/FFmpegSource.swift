@@ -104,6 +104,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         container.abort()
         for track in lock.withLock({ openedTracks }) { track.packets.close() }
         thread?.join()
+        subtitleReaders.removeAll()  // their decoders; the tracks keep their cues
         closeRecording()
         for track in lock.withLock({ openedTracks }) { track.close() }
         container.close()
