@@ -79,7 +79,7 @@ public final class SubtitleTrack: Sendable {
                 }
             }
             state.shown = showing.isEmpty ? nil : ShownSubtitle(cues: showing)
-            state.shownSpan = (from + state.offset)..<(until + state.offset)
+            state.shownSpan = from < until ? (from + state.offset)..<(until + state.offset) : 0..<0
             return state.shown
         }
     }
