@@ -21,7 +21,9 @@ final class OnScreenDisplay {
     private var texts: [String: (texture: OpaquePointer, width: Int32, height: Int32)] = [:]
     private var subtitleFont: OpaquePointer?
     /// The subtitle drawn last, kept until its text or size changes: its outline and its fill.
-    private var subtitleTextures: (key: SubtitleKey, outline: OpaquePointer, fill: OpaquePointer, width: Int32, height: Int32)?
+    private var subtitleTextures: (key: SubtitleKey, outline: TextTexture, fill: TextTexture)?
+
+    private typealias TextTexture = (texture: OpaquePointer, width: Int32, height: Int32)
 
     private struct SubtitleKey: Equatable {
         var text: String
@@ -88,14 +90,14 @@ final class OnScreenDisplay {
         let key = SubtitleKey(text: text, fontSize: Int32(min(72, max(14, Double(window.height) * 0.05))),
                               wrapWidth: Int32(max(100, Double(window.width) * 0.9)))
         if subtitleTextures?.key != key { renderSubtitle(key, on: renderer) }
-        guard let drawn = subtitleTextures else { return }
-        let outline = Self.subtitleOutline
-        let x = Int32((window.width - Int(drawn.width)) / 2)
-        let y = Int32(bottom) - drawn.height
-        var box = SDL_Rect(x: x, y: y, w: drawn.width, h: drawn.height)
-        SDL_RenderCopy(renderer, drawn.outline, nil, &box)
-        box = SDL_Rect(x: x + outline, y: y + outline, w: drawn.width - 2 * outline, h: drawn.height - 2 * outline)
-        SDL_RenderCopy(renderer, drawn.fill, nil, &box)
+        guard let (_, outline, fill) = subtitleTextures else { return }
+        let x = Int32((window.width - Int(outline.width)) / 2)
+        let y = Int32(bottom) - outline.height
+        var box = SDL_Rect(x: x, y: y, w: outline.width, h: outline.height)
+        SDL_RenderCopy(renderer, outline.texture, nil, &box)
+        // The fill is the outline's glyphs without their border: centred on it.
+        box = SDL_Rect(x: x + (outline.width - fill.width) / 2, y: y + (outline.height - fill.height) / 2, w: fill.width, h: fill.height)
+        SDL_RenderCopy(renderer, fill.texture, nil, &box)
     }
 
     private static let subtitleOutline: Int32 = 2
@@ -104,7 +106,7 @@ final class OnScreenDisplay {
         releaseSubtitle()
         guard let font = subtitleFont else { return }
         TTF_SetFontSize(font, key.fontSize)
-        func render(_ color: SDL_Color, outline: Int32) -> (texture: OpaquePointer, width: Int32, height: Int32)? {
+        func render(_ color: SDL_Color, outline: Int32) -> TextTexture? {
             TTF_SetFontOutline(font, outline)
             guard let surface = TTF_RenderUTF8_Blended_Wrapped(font, key.text, color, UInt32(key.wrapWidth)) else { return nil }
             defer { SDL_FreeSurface(surface) }
@@ -117,13 +119,13 @@ final class OnScreenDisplay {
             if let fill { SDL_DestroyTexture(fill.texture) }
             return
         }
-        subtitleTextures = (key, outline.texture, fill.texture, outline.width, outline.height)
+        subtitleTextures = (key, outline, fill)
     }
 
     private func releaseSubtitle() {
         guard let drawn = subtitleTextures else { return }
-        SDL_DestroyTexture(drawn.outline)
-        SDL_DestroyTexture(drawn.fill)
+        SDL_DestroyTexture(drawn.outline.texture)
+        SDL_DestroyTexture(drawn.fill.texture)
         subtitleTextures = nil
     }
 
