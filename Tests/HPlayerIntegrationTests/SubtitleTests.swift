@@ -80,8 +80,7 @@ extension Playback {
               arguments: [("mkv", "srt"), ("mkv", "ass"), ("mp4", "mov_text"), ("webm", "webvtt")])
         func insideAFile(container: String, codec: String) async throws {
             let clip = try Self.clip(container: container, codec: codec)
-            var options = PlayerOptions()
-            let session = PlayerSession(url: clip, options: options, name: "subs-\(codec)")
+            let session = PlayerSession(url: clip, name: "subs-\(codec)")
             try await session.playToEnd(timeout: 20)
             let cues = try RecordedCue.read(session.folder)
             #expect(cues.map(\.text) == Self.texts)

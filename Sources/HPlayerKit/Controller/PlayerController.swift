@@ -147,11 +147,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         guard let next else { return "Subtitles off" }
         let description = tracks[next - 1].description
         return "Subtitles \(next)/\(tracks.count)" + (description.language.map { " [\($0)]" } ?? "")
-            + ((description.title ?? description.path.map(Self.fileName)).map { " '\($0)'" } ?? "")
-    }
-
-    private static func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+            + ((description.title ?? description.fileName).map { " '\($0)'" } ?? "")
     }
 
     private func seekNotice(to position: Double) -> String {

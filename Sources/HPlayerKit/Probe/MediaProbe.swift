@@ -71,7 +71,7 @@ public enum MediaProbe {
         return clockwise < 0 ? clockwise + 360 : clockwise
     }
 
-    private static func metadata(_ dictionary: OpaquePointer?, _ key: String) -> String? {
+    static func metadata(_ dictionary: OpaquePointer?, _ key: String) -> String? {
         guard let entry = av_dict_get(dictionary, key, nil, 0) else { return nil }
         return String(cString: entry.pointee.value)
     }

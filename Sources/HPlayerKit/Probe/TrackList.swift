@@ -25,8 +25,8 @@ public enum TrackList {
         let embeddedCount = numbers["subtitle"] ?? 0
         let files = externalSubtitles.enumerated().map { offset, file in
             let number = embeddedCount + offset + 1
-            let name = file.path.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
-            return [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)", "'\(name)'", "(\(file.codec))", "(external)"]
+            return [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)", "'\(file.fileName ?? "")'",
+                    "(\(file.codec))", "(external)"]
                 .joined(separator: " ")
         }
         return streams + files

@@ -11,8 +11,6 @@ public struct SubtitleCue: Sendable, Equatable {
         self.end = end
         self.text = text
     }
-
-    func isShown(at pts: Double) -> Bool { start <= pts && pts < end }
 }
 
 /// What is on screen with a frame: the cues showing at its time (several when they overlap),

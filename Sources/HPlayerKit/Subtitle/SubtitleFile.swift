@@ -19,7 +19,7 @@ enum SubtitleFile {
             throw MediaError(input: path, reason: "\(error.input): \(error.reason)")
         }
         for other in container.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
-        let language = av_dict_get(stream.pointee.metadata, "language", nil, 0).map { String(cString: $0.pointee.value) }
+        let language = MediaProbe.metadata(stream.pointee.metadata, "language")
         let track = SubtitleTrack(description: SubtitleTrackDescription(
             streamIndex: nil, path: path, codec: String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id)),
             language: language, title: nil, isDefault: false))

@@ -100,6 +100,9 @@ public struct SubtitleTrackDescription: Sendable, Equatable {
     public var title: String?
     public var isDefault: Bool
 
+    /// The external file's name, without its folder.
+    public var fileName: String? { path.map { $0.split(separator: "/").last.map(String.init) ?? $0 } }
+
     public init(streamIndex: Int?, path: String?, codec: String, language: String?, title: String?, isDefault: Bool) {
         self.streamIndex = streamIndex
         self.path = path

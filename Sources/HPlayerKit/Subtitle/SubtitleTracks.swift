@@ -44,7 +44,8 @@ final class SubtitleTracks: Sendable {
             state.embedded = embedded
             for track in state.external { track.setOffset(startTime) }
             let all = state.all
-            let (number, warning) = Self.pick(state.choice, among: all.map(Pick.init), externalCount: state.external.count)
+            let picks = all.map { Pick(isDefault: $0.description.isDefault, isSupported: $0.unsupportedReason == nil) }
+            let (number, warning) = Self.pick(state.choice, among: picks, externalCount: state.external.count)
             state.selected = number.map { all[$0 - 1] }
             return (state.selected, warning)
         }
@@ -76,15 +77,6 @@ final class SubtitleTracks: Sendable {
     struct Pick: Equatable {
         var isDefault: Bool
         var isSupported: Bool
-
-        init(isDefault: Bool, isSupported: Bool) {
-            self.isDefault = isDefault
-            self.isSupported = isSupported
-        }
-
-        init(_ track: SubtitleTrack) {
-            self.init(isDefault: track.description.isDefault, isSupported: track.unsupportedReason == nil)
-        }
     }
 
     /// The track to start with, as mpv picks it: the one asked for; else the last external file;
