@@ -11,8 +11,14 @@ public final class IPCRemote: @unchecked Sendable {
     public typealias LoadFile = @Sendable (_ url: String, _ mode: IPCCommand.LoadMode) -> Int
     public typealias Quit = @Sendable (_ code: Int32) -> Void
 
-    private struct Observer {
+    /// Observers belong to the client that asked, as mpv's: ids are the client's own, and a
+    /// client's observers go with it.
+    private struct ObserverKey: Hashable {
         var client: Int32
+        var id: Int
+    }
+
+    private struct Observer {
         var name: String
         /// What the client was told last; nil before the first report.
         var reported: Result<JSONValue, IPCError>?
@@ -21,7 +27,7 @@ public final class IPCRemote: @unchecked Sendable {
     private struct State {
         var controller: PlayerControlling?
         var eventTask: Task<Void, Never>?
-        var observers: [Int: Observer] = [:]
+        var observers: [ObserverKey: Observer] = [:]
         var isClosed = false
     }
 
@@ -37,7 +43,8 @@ public final class IPCRemote: @unchecked Sendable {
     public init(path: String, onLoadFile: @escaping LoadFile, onQuit: @escaping Quit) throws(IPCServerError) {
         self.onLoadFile = onLoadFile
         self.onQuit = onQuit
-        server = try IPCServer(path: path) { [weak self] client, line in self?.handle(line, from: client) ?? [] }
+        server = try IPCServer(path: path, handler: { [weak self] client, line in self?.handle(line, from: client) ?? [] },
+                               disconnected: { [weak self] client in self?.forget(client: client) })
         observationThread = JoinableThread(name: "ipc-observe") { [self] in observe() }
     }
 
@@ -99,7 +106,8 @@ public final class IPCRemote: @unchecked Sendable {
             case .success(let data):
                 var answers = [IPCMessage.reply(request.requestID, data: data)]
                 // As mpv: a new observer is told the value at once, after the reply.
-                if case .observeProperty(let id, _) = request.command, let change = propertyChange(id: id) { answers.append(change) }
+                if case .observeProperty(let id, _) = request.command,
+                   let change = propertyChange(for: ObserverKey(client: client, id: id)) { answers.append(change) }
                 return answers
             case .failure(let error):
                 return [IPCMessage.reply(request.requestID, error: error)]
@@ -118,10 +126,10 @@ public final class IPCRemote: @unchecked Sendable {
             onQuit(code)
             return .success(.none)
         case .observeProperty(let id, let name):
-            state.withLock { $0.observers[id] = Observer(client: client, name: name) }
+            state.withLock { $0.observers[ObserverKey(client: client, id: id)] = Observer(name: name) }
             return .success(.none)
         case .unobserveProperty(let id):
-            let removed = state.withLock { $0.observers.removeValue(forKey: id) }
+            let removed = state.withLock { $0.observers.removeValue(forKey: ObserverKey(client: client, id: id)) }
             return removed == nil ? .failure(.invalidParameter) : .success(.none)
         case .getProperty(let name):
             guard let controller else { return .failure(.propertyUnavailable) }
@@ -200,29 +208,34 @@ public final class IPCRemote: @unchecked Sendable {
     /// reported, comparing every `observationInterval`.
     private func observe() {
         while true {
-            let (ids, clients, closed) = state.withLock { ($0.observers.keys, $0.observers.mapValues(\.client), $0.isClosed) }
+            let (keys, closed) = state.withLock { (Array($0.observers.keys), $0.isClosed) }
             if closed { return }
-            for id in ids {
-                if let change = propertyChange(id: id), let client = clients[id] { server?.send(change, to: client) }
+            for key in keys {
+                if let change = propertyChange(for: key) { server?.send(change, to: key.client) }
             }
             wake.withLock { _ = wake.wait(until: MonotonicClock.now() + Self.observationInterval) }
         }
     }
 
-    /// The `property-change` event for observer `id` when its property's value differs from what
+    /// A client is gone: its observers with it.
+    private func forget(client: Int32) {
+        state.withLock { $0.observers = $0.observers.filter { $0.key.client != client } }
+    }
+
+    /// The `property-change` event for an observer when its property's value differs from what
     /// it was told last (and records it as told); nil when unchanged. An unavailable value comes
     /// without data, as mpv sends it.
-    private func propertyChange(id: Int) -> JSONValue? {
-        let (observer, controller) = state.withLock { ($0.observers[id], $0.controller) }
+    private func propertyChange(for key: ObserverKey) -> JSONValue? {
+        let (observer, controller) = state.withLock { ($0.observers[key], $0.controller) }
         guard let observer else { return nil }
         let value = controller.map { PlayerProperties.value(of: observer.name, in: snapshot(of: $0)) } ?? .failure(.propertyUnavailable)
         let isNew = state.withLock { state -> Bool in
-            guard state.observers[id] != nil, state.observers[id]?.reported != value else { return false }
-            state.observers[id]?.reported = value
+            guard state.observers[key] != nil, state.observers[key]?.reported != value else { return false }
+            state.observers[key]?.reported = value
             return true
         }
         guard isNew else { return nil }
-        var fields: [String: JSONValue] = ["id": .number(Double(id)), "name": .string(observer.name)]
+        var fields: [String: JSONValue] = ["id": .number(Double(key.id)), "name": .string(observer.name)]
         if case .success(let data) = value { fields["data"] = data }
         return IPCMessage.event("property-change", fields)
     }

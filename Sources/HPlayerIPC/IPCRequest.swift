@@ -111,11 +111,11 @@ public enum IPCCommand: Equatable, Sendable {
             guard arguments.count == 2, let property = text(0) else { return nil }
             self = .setProperty(property, arguments[1])
         case "observe_property":
-            guard arguments.count == 2, let id = number(0), let property = text(1) else { return nil }
-            self = .observeProperty(id: Int(id), name: property)
+            guard arguments.count == 2, let id = number(0).flatMap(Int.init(exactly:)), let property = text(1) else { return nil }
+            self = .observeProperty(id: id, name: property)
         case "unobserve_property":
-            guard arguments.count == 1, let id = number(0) else { return nil }
-            self = .unobserveProperty(id: Int(id))
+            guard arguments.count == 1, let id = number(0).flatMap(Int.init(exactly:)) else { return nil }
+            self = .unobserveProperty(id: id)
         case "frame-step", "frame-back-step":
             guard arguments.isEmpty else { return nil }
             self = .frameStep(forward: name == "frame-step")

@@ -10,9 +10,13 @@ import HPlayerKit
 public final class IPCServer: @unchecked Sendable {
     /// What to send back for a line: its reply first, then anything that follows from it.
     public typealias Handler = @Sendable (_ client: Int32, _ line: ArraySlice<UInt8>) -> [JSONValue]
+    /// A client is gone. Called on the poll thread before any new client is accepted, so a
+    /// descriptor number is forgotten before it can be reused.
+    public typealias Disconnected = @Sendable (_ client: Int32) -> Void
 
     public let path: String
     private let handler: Handler
+    private let disconnected: Disconnected?
     private let listener: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -25,9 +29,10 @@ public final class IPCServer: @unchecked Sendable {
 
     /// Listens at `path`. A socket left there by an earlier run is replaced; any other file is
     /// left alone and is an error.
-    public init(path: String, handler: @escaping Handler) throws(IPCServerError) {
+    public init(path: String, handler: @escaping Handler, disconnected: Disconnected? = nil) throws(IPCServerError) {
         self.path = path
         self.handler = handler
+        self.disconnected = disconnected
         var status = stat()
         if lstat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFSOCK else { throw IPCServerError(path: path, reason: "exists and is not a socket") }
@@ -118,7 +123,7 @@ public final class IPCServer: @unchecked Sendable {
                     receive(buffer[..<count], from: entry.fd)
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     // Gone, perhaps in the middle of a line: what it sent of that line is dropped.
-                    clients.withLock { Self.drop(entry.fd, from: &$0) }
+                    disconnect(entry.fd)
                 }
             }
         }
@@ -135,16 +140,26 @@ public final class IPCServer: @unchecked Sendable {
                 start = end + 1
             }
             pending.removeSubrange(..<start)
-            if pending.count > Self.maximumLineLength {
-                Self.drop(client, from: &clients)
-                return nil
-            }
+            if pending.count > Self.maximumLineLength { return nil }  // dropped below
             clients[client] = pending
             return lines
         }
-        for line in lines ?? [] where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+        guard let lines else {
+            disconnect(client)
+            return
+        }
+        for line in lines where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
             for answer in handler(client, line) { send(answer, to: client) }
         }
+    }
+
+    /// Closes a client's descriptor and tells `disconnected`, outside the lock (the poll thread).
+    private func disconnect(_ client: Int32) {
+        let dropped = clients.withLock { clients in
+            defer { Self.drop(client, from: &clients) }
+            return clients[client] != nil
+        }
+        if dropped { disconnected?(client) }
     }
 
     /// Writes the whole line or reports failure; never blocks, never raises SIGPIPE.

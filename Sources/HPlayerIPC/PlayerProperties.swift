@@ -116,7 +116,7 @@ public enum PlayerProperties {
         case "volume":
             // mpv takes up to 130 (its volume-max); HPlayer's scale ends at 100.
             guard let level = number(value), (0...130).contains(level) else { return .failure(.unsupportedFormat) }
-            return .success(.volume(Int(min(100, level).rounded())))
+            return .success(.volume(Int(saturating: min(100, level))))
         case "loop-file":
             switch value {
             case .bool(let on): return .success(.loopFile(on))

@@ -1,3 +1,5 @@
+import HPlayerKit
+
 /// A rectangle in window pixels.
 public struct LayoutRect: Equatable, Sendable {
     public var x: Int
@@ -43,12 +45,12 @@ public struct WindowGeometry: Equatable, Sendable {
             let parts = size.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count <= 2 else { return nil }
             if !parts[0].isEmpty {
-                guard let width = Int(parts[0]), width > 0 else { return nil }
-                self.width = width
+                guard let width = Int32(parts[0]), width > 0 else { return nil }
+                self.width = Int(width)
             }
             if parts.count == 2 {
-                guard let height = Int(parts[1]), height > 0 else { return nil }
-                self.height = height
+                guard let height = Int32(parts[1]), height > 0 else { return nil }
+                self.height = Int(height)
             }
             guard self.width != nil || self.height != nil else { return nil }
         }
@@ -63,10 +65,10 @@ public struct WindowGeometry: Equatable, Sendable {
         guard width != nil || height != nil || x != nil else { return nil }
     }
 
-    /// "+12" or "-12".
+    /// "+12" or "-12"; what a window position (SDL's 32 bits) can hold.
     private static func signedNumber(_ text: Substring) -> Int? {
-        guard let sign = text.first, let value = Int(text.dropFirst()), !text.dropFirst().isEmpty else { return nil }
-        return sign == "-" ? -value : value
+        guard let sign = text.first, let value = Int32(text.dropFirst()), !text.dropFirst().isEmpty else { return nil }
+        return sign == "-" ? -Int(value) : Int(value)
     }
 }
 
@@ -80,8 +82,8 @@ public enum WindowLayout {
         let aspect = display.height > 0 ? Double(display.width) / Double(display.height) : 16.0 / 9
         switch (geometry?.width, geometry?.height) {
         case let (width?, height?): return (width, height)
-        case let (width?, nil): return (width, max(1, Int((Double(width) / aspect).rounded())))
-        case let (nil, height?): return (max(1, Int((Double(height) * aspect).rounded())), height)
+        case let (width?, nil): return (width, max(1, Int(saturating: Double(width) / aspect)))
+        case let (nil, height?): return (max(1, Int(saturating: Double(height) * aspect)), height)
         case (nil, nil): break
         }
         var size = (width: max(display.width, 1), height: max(display.height, 1))

@@ -42,9 +42,10 @@ final class WindowScreen {
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
         if options.isBorderless { flags |= SDL_WINDOW_BORDERLESS.rawValue }
         if options.isFullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
-        let x = options.geometry?.x.map(Int32.init) ?? hp_sdl_windowpos_centered()
-        let y = options.geometry?.y.map(Int32.init) ?? hp_sdl_windowpos_centered()
-        guard let window = SDL_CreateWindow(options.title, x, y, Int32(size.width), Int32(size.height), flags) else {
+        let x = options.geometry?.x.map { Int32(clamping: $0) } ?? hp_sdl_windowpos_centered()
+        let y = options.geometry?.y.map { Int32(clamping: $0) } ?? hp_sdl_windowpos_centered()
+        // Scaled to the picture's shape, a size from the geometry can outgrow 32 bits: SDL then refuses it.
+        guard let window = SDL_CreateWindow(options.title, x, y, Int32(clamping: size.width), Int32(clamping: size.height), flags) else {
             Log.window.error("cannot open a window: \(SDLError.current)")
             return
         }

@@ -58,7 +58,9 @@ struct PlayCommand: AsyncParsableCommand {
     var ipcServer: String?
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
+    /// Checked as play starts rather than in ArgumentParser's validate(), which wraps what it
+    /// throws in a message of its own: a usage error names the option, as every error names its input.
+    private func checkUsage() throws(CommandLineFailure) {
         for (name, point) in [("--ab-loop-a", abLoopA), ("--ab-loop-b", abLoopB)] {
             if case .fraction = point { throw CommandLineFailure.usage(input: name, reason: "expected seconds or [[hh:]mm:]ss") }
         }
@@ -70,6 +72,7 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws { try await play() }
 
     func play() async throws {
+        try checkUsage()
         common.bootstrapLogging()
         var options = PlayerOptions()
         options.source.isLooping = loop
@@ -113,8 +116,12 @@ struct PlayCommand: AsyncParsableCommand {
             do {
                 remote = try IPCRemote(path: ipcServer, onLoadFile: { url, mode in
                     let entry = playlist.add(url, mode: mode)
-                    // After the reply, as mpv: the old file's end-file follows it.
-                    if mode == .replace { DispatchQueue.global().async { session.stopFile() } }
+                    // The file playing as the request came: stopped after the reply, as mpv (the old
+                    // file's end-file follows it), and never a later one the loop below has started.
+                    if mode == .replace {
+                        let playing = session.controller
+                        DispatchQueue.global().async { session.stopFile(playing) }
+                    }
                     return entry
                 }, onQuit: session.quit)
             } catch {
@@ -123,11 +130,17 @@ struct PlayCommand: AsyncParsableCommand {
         }
         defer { remote?.close() }
 
-        let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        signal(SIGINT, SIG_IGN)
-        signals.setEventHandler { session.interrupt() }
-        signals.resume()
-        defer { signals.cancel() }
+        // Ctrl-C exits 130; SIGTERM, SIGHUP and SIGQUIT exit 4, as mpv's. Each is a quit, so the
+        // terminal is restored on the way out. (Ignored as signals, they no longer kill the process
+        // or reach Swift's crash handler, which takes SIGQUIT for a crash.)
+        let signals = [(SIGINT, Int32(130)), (SIGTERM, 4), (SIGHUP, 4), (SIGQUIT, 4)].map { number, code in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            signal(number, SIG_IGN)
+            source.setEventHandler { session.interrupt(exitCode: code) }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
         let keys = TerminalKeys { key in KeyBindings.command(for: key).map(session.handle) }
         defer { keys?.stop() }
 
@@ -154,7 +167,7 @@ struct PlayCommand: AsyncParsableCommand {
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
             await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
         }
-        if session.wasInterrupted { throw ExitCode(130) }
+        if let code = session.interruptedExitCode { throw ExitCode(code) }
         if let code = session.quitCode, code != 0 { throw ExitCode(code) }
         if let failure, !session.isQuitting { throw CommandLineFailure.media(failure) }
         if let failure = session.positionNotSaved { throw CommandLineFailure.media(failure) }
@@ -211,7 +224,8 @@ final class PlaybackSession: @unchecked Sendable {
         var url = ""
         var window: SDLWindow?
         var positionNotSaved: MediaError?
-        var interrupted = false
+        /// The exit code of the signal that ended playback.
+        var interruptedExitCode: Int32?
         var quitCode: Int32?
         var fileStopped = false
     }
@@ -272,21 +286,24 @@ final class PlaybackSession: @unchecked Sendable {
         controller?.player.close()
     }
 
-    /// Ends the file playing; the playlist goes on.
-    func stopFile() {
-        let controller = state.withLock { state -> PlayerControlling? in
+    var controller: PlayerControlling? { state.withLock { $0.controller } }
+
+    /// Ends `controller`'s file if it is still the one playing; the playlist goes on.
+    func stopFile(_ controller: PlayerControlling?) {
+        let isPlaying = state.withLock { state -> Bool in
+            guard let controller, state.controller === controller else { return false }
             state.fileStopped = true
-            return state.controller
+            return true
         }
-        controller?.player.close()
+        if isPlaying { controller?.player.close() }
     }
 
-    func interrupt() {
-        state.withLock { $0.interrupted = true }
-        quit(130)
+    func interrupt(exitCode: Int32) {
+        state.withLock { $0.interruptedExitCode = $0.interruptedExitCode ?? exitCode }
+        quit(exitCode)
     }
 
-    var wasInterrupted: Bool { state.withLock { $0.interrupted } }
+    var interruptedExitCode: Int32? { state.withLock { $0.interruptedExitCode } }
     var isQuitting: Bool { state.withLock { $0.quitCode != nil } }
     var quitCode: Int32? { state.withLock { $0.quitCode } }
     var wasFileStopped: Bool { state.withLock { $0.fileStopped } }

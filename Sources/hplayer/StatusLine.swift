@@ -18,7 +18,7 @@ final class StatusLine: @unchecked Sendable {
         }
         text += "AV: \(TimeText.clock(status.position))"
         if let duration = status.duration, duration > 0 {
-            text += " / \(TimeText.clock(duration)) (\(Int((status.position / duration * 100).rounded(.down)))%)"
+            text += " / \(TimeText.clock(duration)) (\(Int(saturating: status.position / duration * 100, rounding: .down))%)"
         }
         text += cFormat(" A-V: %.3f Dropped: %ld Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
         return text

@@ -1,10 +1,11 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
     @Suite struct Audio {
-        @Test("The recorded WAV holds the source's samples, as ffmpeg decodes them")
+        @Test("The recorded WAV holds the source's samples, as ffmpeg decodes them", .realTime)
         func recordedSamplesMatchFFmpeg() async throws {
             let clip = try Clips.audioVideo(seconds: 3)
             let session = PlayerSession(url: clip, name: "wav")
@@ -65,7 +66,7 @@ extension Playback {
         }
     }
 
-    @Suite struct Sync {
+    @Suite(.realTime) struct Sync {
         @Test("Each flash is presented within 10 ms of its beep")
         func flashesMeetTheirBeeps() async throws {
             let clip = try Clips.flashAndBeep()

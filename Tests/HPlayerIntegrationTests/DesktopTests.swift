@@ -108,7 +108,7 @@ extension Playback {
             #expect(turned.wait(timeout: 10) == 0)
         }
 
-        @Test("Keys in the window pause, seek, toggle the loop and quit")
+        @Test("Keys in the window pause, seek, toggle the loop and quit", .realTime)
         func keys() async throws {
             // Long enough that a seek 5 s forward from wherever the pause left it stays inside.
             let clip = try Clips.tone(seconds: 12)
@@ -153,7 +153,7 @@ extension Playback {
             return brightest
         }
 
-        @Test("The progress bar shows on a mouse move, hides after 2 s of quiet, and a click on it seeks there")
+        @Test("The progress bar shows on a mouse move, hides after 2 s of quiet, and a click on it seeks there", .realTime)
         func progressBar() async throws {
             // Long enough that the slowest screenshots leave playback well short of where the click seeks.
             let clip = try Fixtures.clip("black-16.mp4", ["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=25:duration=16",
@@ -211,7 +211,7 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 0)
         }
 
-        @Test("Sound reaches the sound server: a 440 Hz tone at its level")
+        @Test("Sound reaches the sound server: a 440 Hz tone at its level", .realTime)
         func soundReachesTheServer() async throws {
             let player = try play(try Clips.tone(seconds: 8), ["--vo", "null"])
             try await Task.sleep(nanoseconds: 1_500_000_000)
@@ -228,7 +228,7 @@ extension Playback {
 
         /// hplayer, mpv and ffplay play a flash-and-beep clip side by side, each beeping at its
         /// own frequency, in one capture of screen and sound; a few runs, medians.
-        @Test("Through the real devices, picture and sound are as much in step as mpv's (±15 ms)",
+        @Test("Through the real devices, picture and sound are as much in step as mpv's (±15 ms)", .realTime,
               .enabled(if: ["mpv", "ffplay"].allSatisfy { (try? Command.run(["which", $0]))?.status == 0 }, "needs mpv and ffplay"))
         func syncMatchesMpv() throws {
             let lanes = [SyncCapture.Lane(name: "hplayer", left: 0, frequency: 1000),
@@ -268,7 +268,7 @@ extension Playback {
             #expect(abs(ours) <= 0.015, "hplayer's flash-minus-beep differs from mpv's by \(ours * 1000) ms")
         }
 
-        @Test("A hidden window goes on playing sound, and picture again when shown")
+        @Test("A hidden window goes on playing sound, and picture again when shown", .realTime)
         func hiddenWindowKeepsPlaying() async throws {
             let folder = Fixtures.newFolder("hidden")
             let player = try play(try Clips.tone(seconds: 5), ["--ao", "record:\(folder)"])

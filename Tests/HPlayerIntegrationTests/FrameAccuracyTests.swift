@@ -39,10 +39,18 @@ extension Playback {
             session.player.seek(to: 3.5, mode: .exact)
             session.player.play()
             try await session.waitForFinished()
+            let decoded = session.player.status.decodedVideoFrames
             session.close()
             let frames = session.presentedFrames.filter { $0.presentedAt > requested }
             #expect(frames.map(\.pts) == (88..<100).map { Double($0) / 25 })
             #expect(frames.map(\.md5) == Array(expected.suffix(12)))
+            // From the key frame at 2 s (frame 50) to the end: 50 frames, less the B-frames more
+            // than a frame before the target (3.5 s), which no frame refers to.
+            let types = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type",
+                                         "-of", "csv=p=0", clip]).stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let skippable = types.enumerated().filter { $0.offset >= 50 && Double($0.offset) / 25 < 3.5 - 0.04 && $0.element == "B" }.count
+            #expect(skippable > 0)
+            #expect(decoded == 50 - skippable, "decoded \(decoded) frames after the seek; \(skippable) B-frames before the target")
         }
 
         @Test("A picture format the output does not take is converted, once, to one it does")
@@ -54,6 +62,10 @@ extension Playback {
             try await session.playToEnd()
             let captured = output.frames
             #expect(captured.count == expected)
+            // Once: one conversion for each frame decoded.
+            let status = session.player.status
+            #expect(status.decodedVideoFrames == expected && status.convertedVideoFrames == expected,
+                    "\(status.decodedVideoFrames) decoded, \(status.convertedVideoFrames) converted")
             // 10-bit 4:2:0 becomes 8-bit 4:2:0, planar or semi-planar: no needless trip through RGB.
             #expect(captured.allSatisfy { [AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12].contains($0.format) && $0.width == 320 && $0.height == 240 })
             // Compare luma with ffmpeg's own 10 → 8 bit conversion of the same frames.

@@ -140,6 +140,31 @@ extension Playback {
             #expect(player.process.wait(timeout: 10) == 0)
         }
 
+        @Test("set_property takes: get_property reads back the value set", .timeLimit(.minutes(1)))
+        func setPropertyIsReadBack() throws {
+            let player = try hplayer(try Clips.audioVideo(seconds: 10))
+            #expect(player.client.waitUntilLoaded())
+            let values: [(String, JSONValue, JSONValue)] = [
+                ("pause", .bool(true), .bool(true)), ("pause", .bool(false), .bool(false)),
+                ("volume", .number(50), .number(50)), ("mute", .bool(true), .bool(true)), ("mute", .bool(false), .bool(false)),
+                ("speed", .number(2), .number(2)), ("speed", .number(1), .number(1)),
+                ("loop-file", .string("inf"), .string("inf")), ("loop-file", .bool(false), .bool(false)),
+                ("ab-loop-a", .number(1), .number(1)), ("ab-loop-b", .number(2.5), .number(2.5)),
+                ("ab-loop-a", .string("no"), .string("no")), ("ab-loop-b", .string("no"), .string("no")),
+                ("sub-visibility", .bool(false), .bool(false)), ("sub-visibility", .bool(true), .bool(true)),
+                ("aid", .number(1), .number(1)),
+            ]
+            for (name, value, readBack) in values {
+                #expect(player.client.request([.string("set_property"), .string(name), value])?["error"] == .string("success"), "\(name)")
+                #expect(player.client.request([.string("get_property"), .string(name)])?["data"] == readBack, "\(name) set to \(value)")
+            }
+            #expect(player.client.request([.string("set_property"), .string("time-pos"), .number(6)])?["error"] == .string("success"))
+            let position = player.client.request([.string("get_property"), .string("time-pos")])?["data"]
+            if case .number(let seconds)? = position { #expect(seconds >= 5.9 && seconds < 7, "time-pos \(seconds)") } else { Issue.record("time-pos: \(String(describing: position))") }
+            #expect(player.client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(player.process.wait(timeout: 10) == 0)
+        }
+
         @Test func aSocketPathThatCannotBeUsed() throws {
             let clip = try Clips.audioVideo(seconds: 2)
             let missing = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--input-ipc-server", "/nonexistent/dir/sock"])

@@ -5,7 +5,7 @@ import Testing
 
 extension Playback {
     @Suite struct Lifecycle {
-        @Test("finished fires once, after the last frame and the last sample are out")
+        @Test("finished fires once, after the last frame and the last sample are out", .realTime)
         func finishedFiresOnce() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "finished")
             session.player.prepare()
@@ -27,7 +27,7 @@ extension Playback {
             #expect(session.events.first.map { if case .loadStateChanged(.loading) = $0 { return true } else { return false } } == true)
         }
 
-        @Test("After open the first frame is presented even while paused")
+        @Test("After open the first frame is presented even while paused", .realTime)
         func previewWhilePaused() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "preview")
             session.player.prepare()
@@ -42,7 +42,7 @@ extension Playback {
             session.close()
         }
 
-        @Test("Pause stops the render loops and play resumes where it stood")
+        @Test("Pause stops the render loops and play resumes where it stood", .realTime)
         func pauseAndResume() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 3), name: "pause")
             session.player.prepare()

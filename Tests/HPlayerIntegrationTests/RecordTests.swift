@@ -1,6 +1,7 @@
 import Foundation
 import HPlayerIPC
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
@@ -75,7 +76,7 @@ extension Playback {
             client.request([.string("get_property"), .string("stream-record")])?["data"]
         }
 
-        @Test("Setting stream-record over the IPC records until it is cleared", .timeLimit(.minutes(1)))
+        @Test("Setting stream-record over the IPC records until it is cleared", .realTime, .timeLimit(.minutes(1)))
         func overTheIPC() throws {
             let clip = try Clips.audioVideo(seconds: 20)
             let player = try IPC().hplayer(clip)
@@ -120,7 +121,7 @@ extension Playback {
 
         /// One warning line, `hplayer: warning: PATH: REASON`; every picture is still shown,
         /// and a file already at the path is left as it was.
-        @Test("A path that cannot be recorded to from the command line", arguments: [
+        @Test("A path that cannot be recorded to from the command line", .realTime, arguments: [
             ("/nonexistent/folder/out.mkv", "cannot write: No such file or directory"),
             ("notes.txt", "cannot tell the format from the name: it must end in .mkv, .mov, .mp4 or .ts"),
             ("folder.mp4", "cannot write: Is a directory"),
@@ -139,7 +140,7 @@ extension Playback {
             if name == "notes.txt" { #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me") }
         }
 
-        @Test("A full disk stops the recording with one error, and playback goes on",
+        @Test("A full disk stops the recording with one error, and playback goes on", .realTime,
               .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
         func aFullDisk() throws {
             let folder = Fixtures.newFolder("record-full")

@@ -78,7 +78,7 @@ extension Playback {
             #expect(abs(firstHeard - 2.0) < 0.001, "sound after the seek starts at \(firstHeard)")
         }
 
-        @Test("Seek while playing: nothing from before the seek is presented after it")
+        @Test("Seek while playing: nothing from before the seek is presented after it", .realTime)
         func seekWhilePlaying() async throws {
             let session = try await playingSession("playing", frames: 25)
             let requested = MonotonicClock.now()
@@ -92,7 +92,7 @@ extension Playback {
             #expect(after.count == 42, "every frame from 4.32 to 5.96")
         }
 
-        @Test("Seek after finished restarts reading and plays to the end again")
+        @Test("Seek after finished restarts reading and plays to the end again", .realTime)
         func seekAfterFinished() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 2), name: "after-finished")
             session.player.prepare()
@@ -142,7 +142,7 @@ extension Playback {
             session.close()
         }
 
-        @Test("Frame steps: . presents the next frames while paused, , the one before; playing goes on from there")
+        @Test("Frame steps: . presents the next frames while paused, , the one before; playing goes on from there", .realTime)
         func frameSteps() async throws {
             let session = try await pausedSession("step")
             for expected in [0.04, 0.08, 0.12] {
@@ -191,7 +191,7 @@ extension Playback {
             return session
         }
 
-        @Test("A-B loop: playback repeats from A to B, each pass counted, nothing past B shown")
+        @Test("A-B loop: playback repeats from A to B, each pass counted, nothing past B shown", .realTime)
         func abLoop() async throws {
             let session = try await playTwoABPasses(try Self.clip(), ABLoop(a: 1.0, b: 1.6), name: "ab-loop")
             let frames = (0..<150).map { Double($0) / 25 }
@@ -225,7 +225,7 @@ extension Playback {
         }
     }
 
-    @Suite struct Looping {
+    @Suite(.realTime) struct Looping {
         @Test("Looping goes on from the start with no gap in picture or sound")
         func twoPassesWithNoGap() async throws {
             let clip = try Clips.audioVideo(seconds: 2)

@@ -160,11 +160,12 @@ extension Playback {
             expectError(try snapshot(try Clips.video("h264"), at: "1", to: output), input: output, reason: "No such file or directory")
         }
 
-        @Test func anOutputFolderThatIsNotWritable() throws {
+        @Test(.disabled(if: getuid() == 0, "root writes into any folder: a folder without write permission cannot be made"))
+        func anOutputFolderThatIsNotWritable() throws {
             let folder = Fixtures.newFolder("read-only")
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
-            guard access(folder, W_OK) != 0 else { return }  // root writes anywhere; nothing to test
+            try #require(access(folder, W_OK) != 0, "the folder can still be written to with its write permission taken away")
             expectError(try snapshot(try Clips.video("h264"), at: "1", to: folder + "/out.png"), input: folder + "/out.png",
                         reason: "Permission denied")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
@@ -32,7 +33,7 @@ extension Playback {
         }
 
         /// Within 20 ms of its beep; 30 at 0.25x, where the stretch smears an onset by ±15 ms of its own.
-        @Test("At 0.25x to 4x each flash is presented within 20 ms of its beep", arguments: [0.5, 2, 0.25, 4])
+        @Test("At 0.25x to 4x each flash is presented within 20 ms of its beep", .realTime, arguments: [0.5, 2, 0.25, 4])
         func flashesMeetTheirBeeps(speed: Double) async throws {
             var options = PlayerOptions()
             options.speed = speed
@@ -47,7 +48,7 @@ extension Playback {
             }
         }
 
-        @Test("A change while playing is heard within 100 ms, with no gap and no click")
+        @Test("A change while playing is heard within 100 ms, with no gap and no click", .realTime)
         func changeWhilePlaying() async throws {
             let session = PlayerSession(url: try Self.tone(), name: "speed-change")
             session.player.prepare()
@@ -103,7 +104,7 @@ extension Playback {
             #expect(abs(Self.measure(audio).seconds - expected) < 0.2, "\(Self.measure(audio).seconds) s of sound, \(expected) expected")
         }
 
-        @Test("Without sound the picture follows the speed")
+        @Test("Without sound the picture follows the speed", .realTime)
         func pictureOnly() async throws {
             var options = PlayerOptions()
             options.speed = 2

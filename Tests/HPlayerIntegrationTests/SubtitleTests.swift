@@ -92,7 +92,7 @@ extension Playback {
             #expect(session.player.subtitleTracks.first?.description.language == "eng")
         }
 
-        @Test("--sub-file: an external .srt or .vtt is shown; a missing one is one error line and playback goes on")
+        @Test("--sub-file: an external .srt or .vtt is shown; a missing one is one error line and playback goes on", .realTime)
         func externalFile() throws {
             let clip = try Clips.audioVideo(seconds: 2)
             let vtt = try Self.subtitleFile("cues.vtt", """
@@ -148,7 +148,7 @@ extension Playback {
             #expect(missing.result.stderr == "hplayer: warning: --sid 3: there is no such subtitle track (2 in all)\n")
         }
 
-        @Test("Switching the subtitle track and hiding subtitles while playing take effect at the next frame")
+        @Test("Switching the subtitle track and hiding subtitles while playing take effect at the next frame", .realTime)
         func switchingWhilePlaying() async throws {
             let clip = try Self.clip(container: "mkv", codec: "srt", extraTrack: true)
             let session = PlayerSession(url: clip, name: "subs-switch")

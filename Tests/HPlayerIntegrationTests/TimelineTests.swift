@@ -4,7 +4,7 @@ import HPlayerTestSupport
 import Testing
 
 extension Playback {
-    @Suite struct Timeline {
+    @Suite(.realTime) struct Timeline {
         @Test("A soundtrack shorter than its picture: the picture plays on to its end without a stall")
         func soundtrackEndsBeforeThePicture() async throws {
             // 8 s of 50 fps picture: more than the 256-packet queue holds, so reading is blocked

@@ -96,7 +96,7 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(!controller.autoplay)
         player.emit(.prepared(preparedInfo))
         player.emit(.playbackStateChanged(.paused))
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await until { controller.preparedHandled == 1 })
         #expect(!player.recorded.contains("play"))
         controller.play()
         #expect(controller.autoplay)
@@ -109,8 +109,7 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         controller.load()
         controller.seek(to: 2, mode: nil)
         player.emit(.prepared(preparedInfo))
-        #expect(await until { player.recorded == ["prepare", "seek 2.0 default"] })
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await until { controller.preparedHandled == 1 })
         #expect(player.recorded == ["prepare", "seek 2.0 default"])
     }
 

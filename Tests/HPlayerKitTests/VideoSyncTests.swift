@@ -129,6 +129,41 @@ import Testing
         #expect(placed == row.expected)
     }
 
+    struct OutlierRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Decode timestamps in milliseconds of packets lasting 20 ms, placed before the one asked about.
+        var placed: [Int64]
+        var dts: Int64?
+        var isOutOfLine: Bool
+        /// The ticks that bring it back to where the stream stood.
+        var correction: Int64
+        var testDescription: String { name }
+    }
+
+    static let milliseconds = TimeBase(AVRational(num: 1, den: 1000))
+
+    static let outlierRows: [OutlierRow] = [
+        OutlierRow(name: "the next packet is in line", placed: [0, 20], dts: 40, isOutOfLine: false, correction: 0),
+        OutlierRow(name: "a small gap is in line", placed: [0, 20], dts: 1040, isOutOfLine: false, correction: -1000),
+        OutlierRow(name: "over a second ahead is out of line", placed: [0, 20], dts: 16_040, isOutOfLine: true, correction: -16_000),
+        OutlierRow(name: "over a second back is out of line", placed: [5000, 5020], dts: 2000, isOutOfLine: true, correction: 3040),
+        OutlierRow(name: "the first packet has no line to be out of", placed: [], dts: 16_000, isOutOfLine: false, correction: 0),
+        OutlierRow(name: "no timestamp is never out of line", placed: [0], dts: nil, isOutOfLine: false, correction: 0),
+        OutlierRow(name: "after a jump the line is the shifted one", placed: [0, 20, 500_000], dts: 500_020, isOutOfLine: false, correction: 0),
+    ]
+
+    @Test(arguments: outlierRows)
+    func outliers(_ row: OutlierRow) {
+        var timeline = StreamTimeline()
+        var jump: TimestampJump?
+        for dts in row.placed {
+            _ = timeline.place(stream: 0, dts: dts, duration: 20, timeBase: Self.milliseconds,
+                               limits: StreamTimeline.Limits(forward: 60, backward: 10), lastJump: &jump)
+        }
+        #expect(timeline.isOutOfLine(dts: row.dts, timeBase: Self.milliseconds) == row.isOutOfLine)
+        if let dts = row.dts { #expect(timeline.correction(toLineFrom: dts) == row.correction) }
+    }
+
     @Test func streamsJumpingTogetherTakeTheSameShift() {
         var video = StreamTimeline(), audio = StreamTimeline()
         var jump: TimestampJump?

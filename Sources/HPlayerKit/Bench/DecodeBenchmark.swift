@@ -27,6 +27,7 @@ public enum DecodeBenchmark {
         case .failure(let error):
             throw error
         case .success(let counts):
+            if let reason = counts.nothingDecoded { throw MediaError(input: url, reason: reason) }
             return Result(frames: counts.video > 0 ? counts.video : counts.audio, videoFrames: counts.video,
                           audioFrames: counts.audio, seconds: seconds, pooledObjects: counts.pooled)
         }
@@ -39,6 +40,8 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
         var video = 0
         var audio = 0
         var pooled = 0
+        /// Why nothing decoded, when no stream decoded a frame.
+        var nothingDecoded: String?
     }
 
     private let lock = ConditionLock()
@@ -71,6 +74,8 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
             let counts = lock.withLock { () -> Counts in
                 var counts = finishedCounts
                 counts.pooled = self.tracks.reduce(0) { $0 + $1.pooledObjectCount }
+                let reasons = self.tracks.compactMap(\.nothingDecodedReason)
+                if !self.tracks.isEmpty, reasons.count == self.tracks.count { counts.nothingDecoded = reasons[0] }
                 return counts
             }
             finish(.success(counts))

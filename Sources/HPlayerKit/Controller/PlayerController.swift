@@ -25,6 +25,12 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     private let lock = ConditionLock()
     private var autoplayValue: Bool
     private var isPrepared = false
+    /// How many `prepared` events have been handled to the end (their seek and play applied).
+    private(set) var preparedHandled: Int {
+        get { lock.withLock { preparedHandledCount } }
+        set { lock.withLock { preparedHandledCount = newValue } }
+    }
+    private var preparedHandledCount = 0
     private var pendingSeek: (target: StartPosition, mode: SeekMode?)?
     private var observation: Task<Void, Never>?
 
@@ -172,5 +178,6 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             player.seek(to: position, mode: seek.mode)
         }
         if autoplay { player.play() }
+        preparedHandled += 1
     }
 }

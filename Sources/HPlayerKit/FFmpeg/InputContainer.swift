@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 import Synchronization
 
 /// An opened media file or stream: the owner of its AVFormatContext.
@@ -13,6 +14,8 @@ final class InputContainer: @unchecked Sendable {
     let url: String
     private(set) var context: UnsafeMutablePointer<AVFormatContext>?
     private let abortFlag = AbortFlag()
+    /// A named pipe's descriptor, which libavformat reads as `pipe:FD` and does not close.
+    private var pipeDescriptor: Int32 = -1
 
     init(url: String) {
         self.url = url
@@ -31,10 +34,21 @@ final class InputContainer: @unchecked Sendable {
             return flag.isSet.load(ordering: .relaxed) ? 1 : 0
         }
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
+        var openedURL = url
+        if let pipe = NamedPipe.path(of: url) {
+            do {
+                pipeDescriptor = try NamedPipe.openForReading(pipe, input: url) { abortFlag.isSet.load(ordering: .relaxed) }
+            } catch {
+                avformat_free_context(allocated)
+                throw error
+            }
+            openedURL = "pipe:\(pipeDescriptor)"
+        }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
-        let openResult = avformat_open_input(&opened, url, nil, nil)
+        let openResult = avformat_open_input(&opened, openedURL, nil, nil)
         guard openResult >= 0, opened != nil else {
             // avformat_open_input frees the context on failure.
+            closePipe()
             throw MediaError(input: url, reason: FFmpegError(openResult).description)
         }
         context = opened
@@ -108,5 +122,11 @@ final class InputContainer: @unchecked Sendable {
         if context != nil {
             avformat_close_input(&context)
         }
+        closePipe()
+    }
+
+    private func closePipe() {
+        if pipeDescriptor >= 0 { Glibc.close(pipeDescriptor) }
+        pipeDescriptor = -1
     }
 }

@@ -40,6 +40,12 @@ final class OutputContainer {
         guard result >= 0, let allocated else {
             throw MediaError(input: path, reason: "no \(muxer.name) muxer: \(FFmpegError(result))")
         }
+        if NamedPipe.path(of: path) != nil {
+            do { try NamedPipe.checkReader(path) } catch {
+                avformat_free_context(allocated)
+                throw error
+            }
+        }
         let opened = avio_open(&allocated.pointee.pb, path, AVIO_FLAG_WRITE)
         guard opened >= 0 else {
             avformat_free_context(allocated)

@@ -26,6 +26,6 @@ struct TimeBase: Equatable, Sendable {
     }
 
     func ticks(_ seconds: Double) -> Int64 {
-        Int64((seconds * Double(den) / Double(num)).rounded())
+        Int64(saturating: seconds * Double(den) / Double(num))
     }
 }

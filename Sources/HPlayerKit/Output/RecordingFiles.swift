@@ -66,7 +66,7 @@ func makeDirectory(_ path: String) throws(MediaError) {
 /// Seconds with six decimals, as the recording logs write them.
 func formatSeconds(_ seconds: Double) -> String {
     guard seconds.isFinite else { return "nan" }
-    let micros = Int64((seconds * 1_000_000).rounded())
+    let micros = Int64(saturating: seconds * 1_000_000)
     let sign = micros < 0 ? "-" : ""
     let magnitude = micros.magnitude
     let fraction = String(magnitude % 1_000_000)

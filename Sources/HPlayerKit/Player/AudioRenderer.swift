@@ -92,7 +92,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             if !hasStartedSerial, let expected = nextPts, expected - framePosition > Self.gapThreshold {
                 // Sound from before the timeline's start (a seek to a key frame leaves the audio
                 // a little ahead of the picture): skipped, so the picture need not wait for it.
-                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(((expected - framePosition) / secondsPerSample).rounded()))
+                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(saturating: (expected - framePosition) / secondsPerSample))
                 if frame.consumedSamples >= frame.sampleCount {
                     stage.recycle(frame)
                     current = nil
@@ -109,7 +109,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 break
             }
             if let expected = nextPts, framePosition - expected > Self.gapThreshold {
-                let silence = min(sampleCount - written, Int(((framePosition - expected) / secondsPerSample).rounded()))
+                let silence = min(sampleCount - written, Int(saturating: (framePosition - expected) / secondsPerSample))
                 memset(buffer + written * bytesPerFrame, 0, silence * bytesPerFrame)
                 if firstPts == nil { firstPts = expected - (frame.pts - frame.mediaPts) }
                 written += silence
@@ -118,7 +118,7 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 continue
             }
             var count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
-            if let loopEnd { count = min(count, max(1, Int(((loopEnd - framePosition) / secondsPerSample).rounded(.up)))) }
+            if let loopEnd { count = min(count, max(1, Int(saturating: (loopEnd - framePosition) / secondsPerSample, rounding: .up))) }
             if let samples = frame.plane(0) {
                 memcpy(buffer + written * bytesPerFrame, samples + frame.consumedSamples * bytesPerFrame, count * bytesPerFrame)
             } else {

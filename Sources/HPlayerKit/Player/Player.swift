@@ -155,7 +155,9 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
                 bufferedDuration: bufferedDuration,
                 bufferingProgress: load == .loading ? max(0, lastProgress) : 100,
                 droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
-                loopCount: loopCount)
+                loopCount: loopCount,
+                decodedVideoFrames: videoTrack?.frameCounts.decoded ?? 0,
+                convertedVideoFrames: videoTrack?.frameCounts.converted ?? 0)
         }
     }
 
@@ -164,9 +166,15 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         lock.withLock { [audioTrack, videoTrack].compactMap { $0 }.reduce(0) { $0 + $1.pooledObjectCount } }
     }
 
+    /// The player's events from now on; a closed player's stream ends at once, so a caller that
+    /// asks after a close (a file stopped before it began) is not left waiting.
     public func events() -> AsyncStream<PlayerEvent> {
         let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream()
-        lock.withLock { observers.append(continuation) }
+        let isOpen = lock.withLock {
+            if !isClosed { observers.append(continuation) }
+            return !isClosed
+        }
+        if !isOpen { continuation.finish() }
         return stream
     }
 
@@ -415,7 +423,16 @@ public final class Player: MediaPlayer, SourceDelegate, @unchecked Sendable {
         if seekTarget != nil { seekLanded() }
         setPlayback(.finished)
         updateRendering()
-        emit(.finished(nil))
+        emit(.finished(nothingDecoded()))
+    }
+
+    /// The error for media in which no played stream decoded a single frame (mpv: "Errors
+    /// when loading file"); nil when one did.
+    private func nothingDecoded() -> MediaError? {
+        let tracks = [videoTrack, audioTrack].compactMap { $0 }
+        let reasons = tracks.compactMap(\.nothingDecodedReason)
+        guard !tracks.isEmpty, reasons.count == tracks.count else { return nil }
+        return MediaError(input: url, reason: reasons[0])
     }
 
     /// Starts or stops the render loops: they run only while playing and playable. Untimed

@@ -52,6 +52,9 @@ public struct PlayerStatus: Sendable, Equatable {
     public var bufferingProgress: Int
     public var droppedFrames: Int
     public var loopCount: Int
+    /// Video frames decoded, and converted to a pixel format the output takes, since the latest seek.
+    public var decodedVideoFrames = 0
+    public var convertedVideoFrames = 0
 }
 
 /// A player: owns one source and the audio and video outputs.

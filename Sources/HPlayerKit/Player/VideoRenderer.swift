@@ -158,11 +158,11 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             notifier.post(.firstFramePresented, serial: serial)
         }
         lastPresentedEnd = frame.pts + frame.duration
-        lastPresentedMicroseconds.store(Int((frame.mediaPts * 1_000_000).rounded()), ordering: .relaxed)
+        lastPresentedMicroseconds.store(Int(saturating: frame.mediaPts * 1_000_000), ordering: .relaxed)
         // A restart frame shown ahead of its sound (VideoSync.restartLead) is early on purpose,
         // not out of sync: A-V counts the frames the clock chose.
         if let now = clock.time(at: time), now + VideoSync.tolerance >= frame.pts {
-            avDifferenceMicroseconds.store(Int(((now - frame.pts) * 1_000_000).rounded()), ordering: .relaxed)
+            avDifferenceMicroseconds.store(Int(saturating: (now - frame.pts) * 1_000_000), ordering: .relaxed)
         }
         if frame.loopPass != lastPass {
             lastPass = frame.loopPass

@@ -78,7 +78,7 @@ final class FrameGrabber {
     }
 
     private func seek(to seconds: Double) -> Int32 {
-        container.seek(toMicroseconds: Int64((seconds * 1_000_000).rounded()))
+        container.seek(toMicroseconds: Int64(saturating: seconds * 1_000_000))
     }
 
     private enum Outcome {

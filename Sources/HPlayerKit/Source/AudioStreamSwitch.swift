@@ -35,6 +35,7 @@ extension FFmpegSource {
         }
         container.streams[Int(old.streamIndex)].pointee.discard = AVDISCARD_ALL
         stream.pointee.discard = AVDISCARD_DEFAULT
+        if let held = reading[slot].heldPacket { old.recycle(held) }
         tracks[slot] = track
         reading[slot] = readState(for: track)
         recordedStreams[slot] = RecordedStream(stream: stream, kind: .audio)

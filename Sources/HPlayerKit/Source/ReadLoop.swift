@@ -71,28 +71,71 @@ extension FFmpegSource {
             return
         }
         let track = tracks[index]
-        let timestamp = scratch.pointee.dts != noTimestamp ? scratch.pointee.dts : scratch.pointee.pts
+        let packet = track.packetPool.acquire()
+        av_packet_move_ref(packet.avPacket, scratch)
+        // A single packet stamped far from its neighbours (say 16 s ahead, between two 20 ms
+        // apart) is a bad timestamp, not a gap to fill with silence: the packet after it decides.
+        let dts = decodeTimestamp(of: packet)
+        if let held = reading[index].heldPacket {
+            reading[index].heldPacket = nil
+            if !reading[index].timeline.isOutOfLine(dts: dts, timeBase: track.timeBase), let heldDts = decodeTimestamp(of: held) {
+                let correction = reading[index].timeline.correction(toLineFrom: heldDts)
+                Log.source.info("\(url): a \(track.kind) packet stamped \(track.timeBase.seconds(-correction) ?? 0)s away from its neighbours: its timestamps are taken as bad and repaired")
+                shift(held.avPacket, by: correction)
+            }
+            deliver(held, track: index)
+        }
+        if reading[index].timeline.isOutOfLine(dts: dts, timeBase: track.timeBase) {
+            reading[index].heldPacket = packet
+            return
+        }
+        deliver(packet, track: index)
+    }
+
+    /// The decode timestamp, else the presentation timestamp; nil when the packet has neither.
+    private func decodeTimestamp(of packet: Packet) -> Int64? {
+        let avPacket = packet.avPacket.pointee
+        let timestamp = avPacket.dts != noTimestamp ? avPacket.dts : avPacket.pts
+        return timestamp == noTimestamp ? nil : timestamp
+    }
+
+    private func shift(_ packet: UnsafeMutablePointer<AVPacket>, by ticks: Int64) {
+        if packet.pointee.pts != noTimestamp { packet.pointee.pts += ticks }
+        if packet.pointee.dts != noTimestamp { packet.pointee.dts += ticks }
+    }
+
+    /// Places a packet on its stream's timeline, records it, and queues it for decoding.
+    private func deliver(_ packet: Packet, track index: Int) {
+        let track = tracks[index]
+        let avPacket = packet.avPacket
         let previousStart = reading[index].timeline.segment.start
-        let segment = reading[index].timeline.place(stream: index, dts: timestamp == noTimestamp ? nil : timestamp,
-                                                    duration: scratch.pointee.duration, timeBase: track.timeBase,
+        let segment = reading[index].timeline.place(stream: index, dts: decodeTimestamp(of: packet),
+                                                    duration: avPacket.pointee.duration, timeBase: track.timeBase,
                                                     limits: reading[index].limits, lastJump: &lastJump)
         if segment.start != previousStart {
             Log.source.info("\(url): \(track.kind) timestamps jump at \(track.timeBase.seconds(segment.start) ?? 0)s; playback goes on without a gap")
         }
-        let rawEnd = noteEnd(of: scratch, track: index, segment: segment)
+        let rawEnd = noteEnd(of: avPacket, track: index, segment: segment)
         if reading[index].hasEnded {
             reading[index].hasEnded = false
             Log.source.debug("\(url): more \(track.kind) after all")
         }
-        record(scratch, track: index, segment: segment)
-        let packet = track.packetPool.acquire()
-        av_packet_move_ref(packet.avPacket, scratch)
+        record(avPacket, track: index, segment: segment)
         packet.serial = readSerial
         packet.segment = segment
         enqueue(packet, to: track)
         if let end = reading[index].declaredAudioEnd, let rawEnd, rawEnd >= end - 0.001, !isLooping {
             reading[index].hasEnded = true
             sendEndMarker(to: track)
+        }
+    }
+
+    /// A held packet goes on as it is at the end of the file, and is let go at a seek.
+    func releaseHeldPackets(deliver: Bool) {
+        for index in reading.indices {
+            guard let held = reading[index].heldPacket else { continue }
+            reading[index].heldPacket = nil
+            if deliver { self.deliver(held, track: index) } else { tracks[index].recycle(held) }
         }
     }
 
@@ -167,6 +210,7 @@ extension FFmpegSource {
     /// The end of the file, or a read error: loops (only at a real end) or sends each track its
     /// end marker.
     private func reachEndOfFile(canLoop: Bool) {
+        releaseHeldPackets(deliver: true)
         if canLoop, isLooping, startNextPass() { return }
         for (index, track) in tracks.enumerated() where !reading[index].hasEnded {
             sendEndMarker(to: track)
@@ -181,7 +225,7 @@ extension FFmpegSource {
     private func startNextPass() -> Bool {
         let passLength = loop.passEnd - container.startTime
         guard passLength > 0 else { return false }
-        let result = container.seek(toMicroseconds: Int64((container.startTime * 1_000_000).rounded()))
+        let result = container.seek(toMicroseconds: Int64(saturating: container.startTime * 1_000_000))
         guard result >= 0 else {
             Log.source.warning("\(url): cannot loop, seeking to the start failed: \(FFmpegError(result))")
             return false
@@ -200,12 +244,13 @@ extension FFmpegSource {
             position = isLooping ? 0 : duration
         }
         let target = container.startTime + position
-        let result = container.seek(toMicroseconds: Int64((target * 1_000_000).rounded()))
+        let result = container.seek(toMicroseconds: Int64(saturating: target * 1_000_000))
         if result < 0 {
             Log.source.warning("\(url): cannot seek to \(position)s: \(FFmpegError(result))")
         }
         readSerial = request.serial
         loop = LoopProgress()
+        releaseHeldPackets(deliver: false)
         for index in reading.indices { reading[index].reset() }
         lastJump = nil
         endOfFile = false

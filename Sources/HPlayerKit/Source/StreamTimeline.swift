@@ -53,6 +53,26 @@ struct StreamTimeline: Equatable {
         return segment
     }
 
+    /// How far from where its stream stood a packet must land to be held back until the next
+    /// one shows whether it alone is out of line (a bad timestamp) or the stream moved with it (a
+    /// gap or a jump).
+    static let outlierDistance = 1.0
+
+    /// Whether a packet with decode timestamp `dts` lands `outlierDistance` or further from where
+    /// the stream's last packet ended.
+    func isOutOfLine(dts: Int64?, timeBase: TimeBase) -> Bool {
+        guard let dts, let expected = expectedNext else { return false }
+        let distance = dts + segment.offset - expected
+        return distance.magnitude > timeBase.ticks(Self.outlierDistance).magnitude
+    }
+
+    /// The ticks that move a packet stamped `dts` to where the stream's last packet ended: the
+    /// repair of a lone bad timestamp.
+    func correction(toLineFrom dts: Int64) -> Int64 {
+        guard let expected = expectedNext else { return 0 }
+        return expected - (dts + segment.offset)
+    }
+
     /// A loop pass begins: timestamps start over, shifted by `loopOffset` ticks.
     mutating func startPass(_ pass: Int, loopOffset: Int64, startTicks: Int64) {
         segment = TimelineSegment(offset: loopOffset, loopOffset: loopOffset, loopPass: pass, start: startTicks + loopOffset)
@@ -79,6 +99,9 @@ struct TrackReadState {
     var lastPacketEnd: Double?
     /// The stream ended before the file did: its end marker has been sent.
     var hasEnded = false
+    /// A packet that landed out of line, held until the next one of its stream says whether it
+    /// was alone (its timestamps are then repaired) or the stream jumped with it.
+    var heldPacket: Packet?
     /// Where an audio stream ends, in seconds as the container declares it (nil when it does
     /// not): the end marker follows the packet that reaches it, so a soundtrack shorter than its
     /// picture ends on time. (Not for video: its packets come in decode order, so the one that

@@ -42,8 +42,8 @@ public final class ConditionLock: @unchecked Sendable {
     public func wait(until deadline: Double) -> Bool {
         var time = timespec()
         let seconds = deadline.rounded(.down)
-        time.tv_sec = Int(seconds)
-        time.tv_nsec = Int((deadline - seconds) * 1e9)
+        time.tv_sec = Int(saturating: seconds)
+        time.tv_nsec = Int(saturating: (deadline - seconds) * 1e9, rounding: .down)
         return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
     }
 

@@ -14,8 +14,8 @@ public enum MonotonicClock {
         guard deadline > now() else { return }
         var time = timespec()
         let seconds = deadline.rounded(.down)
-        time.tv_sec = Int(seconds)
-        time.tv_nsec = Int((deadline - seconds) * 1e9)
+        time.tv_sec = Int(saturating: seconds)
+        time.tv_nsec = Int(saturating: (deadline - seconds) * 1e9, rounding: .down)
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
     }
 }

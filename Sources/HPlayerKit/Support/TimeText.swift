@@ -2,14 +2,14 @@
 public enum TimeText {
     /// `HH:MM:SS`, as mpv's status line writes them.
     public static func clock(_ seconds: Double) -> String {
-        let whole = seconds.isFinite ? Int(max(0, seconds)) : 0
+        let whole = Int(saturating: max(0, seconds), rounding: .towardZero)
         return pad(whole / 3600) + ":" + pad(whole / 60 % 60) + ":" + pad(whole % 60)
     }
 
     /// `HH:MM:SS.mmm`, to the millisecond; `separator` takes the colons' place (file names on
     /// some file systems cannot hold them).
     public static func precise(_ seconds: Double, separator: String = ":") -> String {
-        let milliseconds = seconds.isFinite ? Int((max(0, seconds) * 1000).rounded()) : 0
+        let milliseconds = Int(saturating: max(0, seconds) * 1000)
         let whole = milliseconds / 1000
         let fraction = String(milliseconds % 1000)
         return [pad(whole / 3600), pad(whole / 60 % 60), pad(whole % 60)].joined(separator: separator)

@@ -54,6 +54,7 @@ final class DecodeLoop: @unchecked Sendable {
         dropBefore = track.dropTarget(for: newSerial)
         queuedThisSerial = false
         isDrained = false
+        track.resetFrameCounts()
         track.setCodecState(.decoding)
     }
 
@@ -83,6 +84,7 @@ final class DecodeLoop: @unchecked Sendable {
             case .needsIO:
                 receiveFrames()
             case .failed(let error):
+                track.noteDecodeProblem("\(error)")
                 warnings.note("\(track.kind) packet skipped: \(error)")
                 receiveFrames()
                 return
@@ -130,6 +132,7 @@ final class DecodeLoop: @unchecked Sendable {
                 return
             case .failed(let error):
                 track.recycle(frame)
+                track.noteDecodeProblem("\(error)")
                 warnings.note("\(track.kind) frame lost: \(error)")
                 return
             }
@@ -137,6 +140,7 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     private func handleDecoded(_ frame: Frame) {
+        track.noteDecodedFrame()
         stampTimes(frame)
         switch track.kind {
         case .video: handleVideo(frame)
@@ -157,7 +161,7 @@ final class DecodeLoop: @unchecked Sendable {
             durationSeconds = avFrame.sample_rate > 0 ? Double(avFrame.nb_samples) / Double(avFrame.sample_rate) : 0
         }
         // Rounded down so a prediction never runs ahead of the stream's own timestamps.
-        let durationTicks = Int64((durationSeconds * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+        let durationTicks = Int64(saturating: durationSeconds * Double(timeBase.den) / Double(timeBase.num), rounding: .down)
         let ticks = repair.pts(bestEffort: bestEffort, duration: durationTicks) ?? track.startTicks
         let segment = segments.segment(containing: ticks)
         frame.pts = timeBase.seconds(ticks) ?? 0
@@ -193,7 +197,7 @@ final class DecodeLoop: @unchecked Sendable {
                 track.recycle(frame)
                 return
             }
-            frame.consumedSamples = max(0, min(frame.sampleCount, Int(((target.pts - frame.pts) * rate).rounded())))
+            frame.consumedSamples = max(0, min(frame.sampleCount, Int(saturating: (target.pts - frame.pts) * rate)))
             dropBefore = nil
         }
         queue(frame)
@@ -250,6 +254,7 @@ final class DecodeLoop: @unchecked Sendable {
     private func queue(_ frame: Frame) {
         if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.pixelFormat) {
             if let output = converted(frame, what: "video frame (pixel format conversion)", by: converter.convert) {
+                track.noteConvertedFrame()
                 push(output)
             }
         } else {

@@ -67,6 +67,14 @@ public final class Track: @unchecked Sendable {
     private var state = CodecState.decoding
     private var dropTarget: (serial: Int, target: DropTarget)?
     private let finishedSerial = Atomic<Int>(-1)
+    /// Whether the decoder has put out any frame: media in which nothing decodes is an error,
+    /// not an empty success.
+    private let decodedAnyFrame = Atomic<Bool>(false)
+    /// Frames out of the decoder, and pixel-format conversions, since the latest seek.
+    private let decodedSinceSeek = Atomic<Int>(0)
+    private let convertedSinceSeek = Atomic<Int>(0)
+    /// The decoder's first complaint, which says why nothing decoded when nothing did.
+    private var firstDecodeProblem: String?
     private var thread: JoinableThread?
 
     init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, decoder: Decoder, startTime: Double,
@@ -133,6 +141,36 @@ public final class Track: @unchecked Sendable {
     /// True once the decoder has drained every frame of `serial`.
     public func hasFinishedDecoding(serial: Int) -> Bool {
         finishedSerial.load(ordering: .acquiring) == serial
+    }
+
+    func noteDecodedFrame() {
+        if !decodedAnyFrame.load(ordering: .relaxed) { decodedAnyFrame.store(true, ordering: .relaxed) }
+        decodedSinceSeek.add(1, ordering: .relaxed)
+    }
+
+    func noteConvertedFrame() { convertedSinceSeek.add(1, ordering: .relaxed) }
+
+    /// A new serial (a seek) starts the counts again.
+    func resetFrameCounts() {
+        decodedSinceSeek.store(0, ordering: .relaxed)
+        convertedSinceSeek.store(0, ordering: .relaxed)
+    }
+
+    /// Frames decoded, and converted to the output's pixel format, since the latest seek: an
+    /// exact seek does not decode the B-frames before its target that nothing refers to, and a
+    /// picture is converted at most once.
+    public var frameCounts: (decoded: Int, converted: Int) {
+        (decodedSinceSeek.load(ordering: .relaxed), convertedSinceSeek.load(ordering: .relaxed))
+    }
+
+    func noteDecodeProblem(_ reason: String) {
+        lock.withLock { firstDecodeProblem = firstDecodeProblem ?? reason }
+    }
+
+    /// Why not one frame has been decoded, as the error line gives it; nil once one has.
+    public var nothingDecodedReason: String? {
+        guard !decodedAnyFrame.load(ordering: .relaxed) else { return nil }
+        return "no frame could be decoded" + (lock.withLock { firstDecodeProblem }.map { " (\($0))" } ?? "")
     }
 
     /// The serial whose frames have all been decoded, if any.

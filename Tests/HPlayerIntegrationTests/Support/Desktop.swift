@@ -26,6 +26,8 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    func send(signal: Int32) { kill(process.processIdentifier, signal) }
     var stderr: String { (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
 
     /// Waits up to `timeout` seconds for the program to end: its exit status, nil when it did not.
