@@ -65,3 +65,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The fuzz targets (libFuzzer), only when scripts/fuzz.sh builds them with -sanitize=fuzzer:
+// they have no main of their own, so an ordinary build leaves them out.
+if Context.environment["HPLAYER_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["HPlayerKit", "CFuzzDriver", .product(name: "Logging", package: "swift-log")],
+                path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzMedia", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzMedia"),
+        .executableTarget(name: "FuzzSubtitleText", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSubtitleText"),
+        .executableTarget(name: "FuzzIPCRequest", dependencies: ["HPlayerIPC", "FuzzSupport"], path: "Fuzz/FuzzIPCRequest"),
+    ]
+}

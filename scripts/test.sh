@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: unit tests, integration tests on clips made with ffmpeg, the
 # desktop tests on an X server and a sound server, the sweep over ../shared/corpus (skipped,
-# and said so, where the corpus is absent), and a smoke run of the benchmark harness. Starts its own Xvfb and PulseAudio (with a null sink)
+# and said so, where the corpus is absent), the suites again under ThreadSanitizer, and a smoke
+# run of the benchmark harness. Starts its own Xvfb and PulseAudio (with a null sink)
 # when none is running, and stops them after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +53,23 @@ if [ "$status" -ne 0 ]; then
   fi
 fi
 rm -rf "$work"
+# ThreadSanitizer over the unit tests and the lifecycle, seek, loop, speed, IPC and hardening
+# suites, in a build of its own: a data race fails the run.
+if [ "$status" -eq 0 ]; then
+  echo "== scripts/sanitizers.sh thread =="
+  scripts/sanitizers.sh thread || status=$?
+fi
+# The soak, 3 minutes of it: a looped clip, 1,000 loadfile replacements and 10,000 seeks, with
+# resident memory, threads and descriptors checked flat (scripts/soak.py; README has the hour).
+if [ "$status" -eq 0 ]; then
+  echo "== scripts/soak.py, 3 minutes =="
+  python3 scripts/soak.py --seconds 90 --loads 1000 --seeks 10000 || status=$?
+fi
+# 30 seconds of each fuzz target, after the inputs that once crashed one (scripts/fuzz.sh).
+if [ "$status" -eq 0 ]; then
+  echo "== scripts/fuzz.sh 30 =="
+  scripts/fuzz.sh 30 || status=$?
+fi
 # The benchmark harness, once through on a small clip, so it does not rot (no figures are judged).
 if [ "$status" -eq 0 ]; then
   echo "== bench/compare.sh --smoke =="

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <pthread.h>
+#include <malloc.h>
 
 static hp_log_sink current_sink;
 
@@ -34,4 +35,14 @@ void hp_set_thread_name(const char *name)
     strncpy(truncated, name, sizeof(truncated) - 1);
     truncated[sizeof(truncated) - 1] = '\0';
     pthread_setname_np(pthread_self(), truncated);
+}
+
+void hp_release_free_memory(void)
+{
+    malloc_trim(0);
+}
+
+void hp_limit_malloc_arenas(int count)
+{
+    mallopt(M_ARENA_MAX, count);
 }

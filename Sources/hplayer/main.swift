@@ -24,6 +24,7 @@ func writeStandardError(_ text: String) {
     }
 }
 
+FreeMemory.limitArenas()
 do {
     var command = try HPlayerCommand.parseAsRoot()
     // Overload resolution picks ArgumentParser's synchronous run() here, so the async command

@@ -37,4 +37,11 @@ void hp_set_log_sink(hp_log_sink sink, int max_level);
 /// Names the calling thread (at most 15 characters are kept), for debuggers and profilers.
 void hp_set_thread_name(const char *name);
 
+/// Gives memory that malloc holds free back to the system (glibc's malloc_trim(0), which
+/// Swift's Glibc module does not import).
+void hp_release_free_memory(void);
+
+/// At most `count` malloc arenas (glibc's M_ARENA_MAX).
+void hp_limit_malloc_arenas(int count);
+
 #endif

@@ -13,12 +13,28 @@ public enum DecodeBenchmark {
         public var pooledObjects: Int
     }
 
-    public static func run(url: String, options: SourceOptions = SourceOptions()) throws(MediaError) -> Result {
+    /// Bounds on one run: a fuzzing input is decoded for at most so many frames of each stream,
+    /// and so many seconds.
+    public struct Limits: Sendable {
+        public var frames: Int
+        public var seconds: Double
+
+        public init(frames: Int, seconds: Double) {
+            self.frames = frames
+            self.seconds = seconds
+        }
+    }
+
+    /// - Parameters:
+    ///   - input: the bytes to read through the I/O layer; nil: libavformat opens `url` itself.
+    ///   - limits: where to stop before the end; nil: at the end.
+    public static func run(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil,
+                           limits: Limits? = nil) throws(MediaError) -> Result {
         var options = options
         options.buffering.maximumBufferedDuration = .infinity
         let started = MonotonicClock.now()
-        let source = FFmpegSource(url: url, options: options)
-        let delegate = BenchDelegate()
+        let source = FFmpegSource(url: url, options: options, input: input)
+        let delegate = BenchDelegate(limits: limits, deadline: limits.map { started + $0.seconds })
         source.open(delegate: delegate)
         let outcome = delegate.waitForEnd()
         let seconds = MonotonicClock.now() - started
@@ -49,6 +65,13 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
     private var consumers: [JoinableThread] = []
     private var tracks: [Track] = []
     private var finishedCounts = Counts()
+    private let frameLimit: Int
+    private let deadline: Double
+
+    init(limits: DecodeBenchmark.Limits?, deadline: Double?) {
+        frameLimit = limits?.frames ?? .max
+        self.deadline = deadline ?? .infinity
+    }
 
     /// The benchmark plays the streams it opened with.
     func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
@@ -89,7 +112,7 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
 
     private func consume(_ track: Track) {
         var count = 0
-        while true {
+        while count < frameLimit, MonotonicClock.now() < deadline {
             // Taken half a queue at a time, as an output with a buffer of its own would, rather than
             // waking for each frame as it is decoded.
             if let frame = track.frames.pop(blocking: true, deadline: MonotonicClock.now() + 0.01, batch: track.frames.capacity / 2) {

@@ -16,9 +16,14 @@ final class InputContainer: @unchecked Sendable {
     private let abortFlag = AbortFlag()
     /// A named pipe's descriptor, which libavformat reads as `pipe:FD` and does not close.
     private var pipeDescriptor: Int32 = -1
+    /// What libavformat reads through instead of its own protocols, when given.
+    private let byteSource: ByteSource?
+    private var io: ByteSourceIO?
 
-    init(url: String) {
+    /// - Parameter byteSource: the bytes to read; nil: libavformat opens `url` itself.
+    init(url: String, byteSource: ByteSource? = nil) {
         self.url = url
+        self.byteSource = byteSource
     }
 
     deinit { close() }
@@ -35,7 +40,17 @@ final class InputContainer: @unchecked Sendable {
         }
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
         var openedURL = url
-        if let pipe = NamedPipe.path(of: url) {
+        if let byteSource {
+            do {
+                let io = try ByteSourceIO(source: byteSource)
+                self.io = io
+                allocated.pointee.pb = io.context
+                allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            } catch {
+                avformat_free_context(allocated)
+                throw MediaError(input: url, reason: error.reason)
+            }
+        } else if let pipe = NamedPipe.path(of: url) {
             do {
                 pipeDescriptor = try NamedPipe.openForReading(pipe, input: url) { abortFlag.isSet.load(ordering: .relaxed) }
             } catch {
@@ -47,8 +62,9 @@ final class InputContainer: @unchecked Sendable {
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
         let openResult = avformat_open_input(&opened, openedURL, nil, nil)
         guard openResult >= 0, opened != nil else {
-            // avformat_open_input frees the context on failure.
+            // avformat_open_input frees the context on failure, and leaves a custom AVIOContext to us.
             closePipe()
+            io?.close()
             throw MediaError(input: url, reason: FFmpegError(openResult).description)
         }
         context = opened
@@ -116,12 +132,16 @@ final class InputContainer: @unchecked Sendable {
         return Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }
 
-    func abort() { abortFlag.isSet.store(true, ordering: .relaxed) }
+    func abort() {
+        abortFlag.isSet.store(true, ordering: .relaxed)
+        byteSource?.cancel()
+    }
 
     func close() {
         if context != nil {
             avformat_close_input(&context)
         }
+        io?.close()
         closePipe()
     }
 

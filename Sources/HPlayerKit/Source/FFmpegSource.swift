@@ -54,11 +54,12 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     let isStartingUp = Atomic<Bool>(true)
     private var readThread: JoinableThread?
 
-    public init(url: String, options: SourceOptions = SourceOptions()) {
+    /// - Parameter input: the bytes to read, through the I/O layer; nil: libavformat opens `url`.
+    public init(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil) {
         self.url = url
         self.options = options
         looping = options.isLooping
-        container = InputContainer(url: url)
+        container = InputContainer(url: url, byteSource: input)
     }
 
     deinit { close() }

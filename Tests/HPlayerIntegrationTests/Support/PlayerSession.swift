@@ -24,11 +24,11 @@ final class PlayerSession: @unchecked Sendable {
     private var observation: Task<Void, Never>?
 
     init(url: String, options: PlayerOptions = PlayerOptions(), name: String = "session",
-         videoOutput: VideoOutput? = nil, audioOutput: AudioOutput? = nil) {
+         videoOutput: VideoOutput? = nil, audioOutput: AudioOutput? = nil, source: MediaSource? = nil) {
         folder = Fixtures.newFolder(name)
         player = Player(url: url, options: options,
                         audioOutput: audioOutput ?? RecordingAudioOutput(directory: folder),
-                        videoOutput: videoOutput ?? RecordingVideoOutput(directory: folder))
+                        videoOutput: videoOutput ?? RecordingVideoOutput(directory: folder), source: source)
         let events = player.events()
         observation = Task { [received] in
             for await event in events {

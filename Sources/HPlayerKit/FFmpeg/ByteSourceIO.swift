@@ -1,0 +1,68 @@
+import CFFmpeg
+import CHPlayerShim
+import Glibc
+
+/// An AVIOContext over a `ByteSource`: libavformat reads, seeks and asks the size through it.
+/// Set as a format context's `pb` (with AVFMT_FLAG_CUSTOM_IO), it outlives
+/// `avformat_close_input`, which does not free it: `close` does.
+final class ByteSourceIO {
+    private(set) var context: UnsafeMutablePointer<AVIOContext>?
+    private let state: State
+
+    /// What the callbacks reach through their opaque pointer.
+    private final class State {
+        let source: ByteSource
+        var position: Int64 = 0
+        init(source: ByteSource) { self.source = source }
+    }
+
+    init(source: ByteSource, bufferSize: Int = 1 << 16) throws(MediaError) {
+        state = State(source: source)
+        guard let buffer = av_malloc(bufferSize) else { throw MediaError(input: "", reason: "out of memory") }
+        let opaque = Unmanaged.passUnretained(state).toOpaque()
+        context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(bufferSize), 0, opaque, { opaque, buffer, size in
+            let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
+            do {
+                let count = try state.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(max(size, 0))))
+                state.position += Int64(count)
+                return count > 0 ? Int32(count) : hp_averror_eof()
+            } catch {
+                return -EIO
+            }
+        }, nil, { opaque, offset, whence in
+            let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
+            if whence & AVSEEK_SIZE != 0 { return state.source.contentLength ?? -1 }
+            let target: Int64
+            switch whence & ~AVSEEK_FORCE {
+            case SEEK_SET: target = offset
+            case SEEK_CUR: target = state.position &+ offset
+            case SEEK_END:
+                guard let length = state.source.contentLength else { return -1 }
+                target = length &+ offset
+            default: return -1
+            }
+            do {
+                try state.source.seek(to: target)
+            } catch {
+                return -1
+            }
+            state.position = target
+            return target
+        })
+        if context == nil {
+            av_free(buffer)
+            throw MediaError(input: "", reason: "out of memory")
+        }
+    }
+
+    deinit { close() }
+
+    func cancel() { state.source.cancel() }
+
+    func close() {
+        guard context != nil else { return }
+        // The buffer may have been replaced by libavformat: free the one the context holds now.
+        av_freep(&context!.pointee.buffer)
+        avio_context_free(&context)
+    }
+}

@@ -1,0 +1,48 @@
+/// Where a source's bytes come from, when not from libavformat's own protocols: the I/O layer
+/// that FFmpeg reads through (`ByteSourceIO`). Read and seek are called on the source's read
+/// thread only; `cancel` from any thread.
+public protocol ByteSource: AnyObject, Sendable {
+    /// The whole length in bytes, when known.
+    var contentLength: Int64? { get }
+    /// Reads up to `buffer.count` bytes from the current offset; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int
+    /// Moves the offset to `offset` bytes from the start.
+    func seek(to offset: Int64) throws(MediaError)
+    /// Makes a read in progress, and every one after, fail at once.
+    func cancel()
+}
+
+/// Bytes held in memory: fuzzing input, and media made by a test.
+public final class MemoryByteSource: ByteSource, @unchecked Sendable {
+    private let bytes: [UInt8]
+    private let input: String
+    /// The read thread's alone.
+    private var offset = 0
+    private let isCancelled = Locked(false)
+
+    /// `input` names the bytes in errors.
+    public init(_ bytes: [UInt8], input: String = "memory") {
+        self.bytes = bytes
+        self.input = input
+    }
+
+    public var contentLength: Int64? { Int64(bytes.count) }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        guard !isCancelled.withLock({ $0 }) else { throw MediaError(input: input, reason: "cancelled") }
+        let count = min(buffer.count, bytes.count - offset)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+        offset += count
+        return count
+    }
+
+    public func seek(to offset: Int64) throws(MediaError) {
+        guard offset >= 0, offset <= Int64(bytes.count) else {
+            throw MediaError(input: input, reason: "seek to \(offset) outside 0...\(bytes.count)")
+        }
+        self.offset = Int(offset)
+    }
+
+    public func cancel() { isCancelled.withLock { $0 = true } }
+}
