@@ -95,6 +95,8 @@ def main():
     parser.add_argument("--loads", type=int, default=1000)
     parser.add_argument("--seeks", type=int, default=10000)
     parser.add_argument("--interval", type=float, default=10)
+    parser.add_argument("--rss-limit-mib", type=float, default=2,
+                        help="the RSS growth allowed after warm-up, in each phase")
     parser.add_argument("--hplayer", default=".build/debug/hplayer")
     args = parser.parse_args()
 
@@ -128,7 +130,7 @@ def main():
         print(f"soak: looping: RSS {min(s['rss'] for s in warmed) / MIB:.1f} to {max(s['rss'] for s in warmed) / MIB:.1f} MiB "
               f"after warm-up (spread {spread / MIB:.2f} MiB); threads {warmed[0]['threads']} → {warmed[-1]['threads']}; "
               f"fds {warmed[0]['fds']} → {warmed[-1]['fds']}")
-        if spread > 2 * MIB:
+        if spread > args.rss_limit_mib * MIB:
             failures.append(f"looping: RSS spread {spread / MIB:.2f} MiB after warm-up")
         if warmed[-1]["threads"] > warmed[0]["threads"] or warmed[-1]["fds"] > warmed[0]["fds"]:
             failures.append("looping: threads or descriptors grew")
@@ -153,7 +155,7 @@ def main():
             print(f"soak: {count} {name} in {time.monotonic() - mark:.1f} s; after the first {warmup}: RSS {before['rss'] / MIB:.1f} → "
                   f"{after['rss'] / MIB:.1f} MiB, threads {before['threads']} → {after['threads']}, "
                   f"fds {before['fds']} → {after['fds']}", flush=True)
-            if growth > 2 * MIB:
+            if growth > args.rss_limit_mib * MIB:
                 failures.append(f"{name}: RSS grew {growth / MIB:.2f} MiB")
             if after["threads"] > before["threads"] or after["fds"] > before["fds"]:
                 failures.append(f"{name}: threads or descriptors grew")
