@@ -12,6 +12,7 @@
 # failure does, as in the test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ./scripts/test-results.sh
 sanitizer="${1:?usage: scripts/sanitizers.sh thread|address}"
 case "$sanitizer" in
   thread | address) ;;
@@ -48,9 +49,7 @@ fi
 
 failed_logic=0
 if [ "$status" -ne 0 ]; then
-  failed=$(awk '/<testcase /{ match($0, /classname="[^"]*"/); c = substr($0, RSTART + 11, RLENGTH - 12)
-                              match($0, / name="[^"(]*/); n = substr($0, RSTART + 7, RLENGTH - 7) }
-                /<failure/{ print c "." n }' "$work/run-swift-testing.xml" 2>/dev/null | sort -u || true)
+  failed=$(failed_tests "$work/run-swift-testing.xml")
   if [ -z "$failed" ]; then
     echo "== the sanitized test run ended with status $status and no failed test: a crash =="
     tail -40 "$work/log"

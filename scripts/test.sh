@@ -6,6 +6,7 @@
 # when none is running, and stops them after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ./scripts/test-results.sh
 ./scripts/setup.sh --for-tests
 source ./scripts/test-servers.sh
 start_test_servers
@@ -32,9 +33,7 @@ if [ "$status" -ne 0 ]; then
   # because this shared machine was descheduled for a moment: such a test runs again, alone, once,
   # and the summary says so. Every other test is logic, and a logic test that fails once is a bug:
   # it is never run again. A crash or a build error is not run again either.
-  failed=$(awk '/<testcase /{ match($0, /classname="[^"]*"/); c = substr($0, RSTART + 11, RLENGTH - 12)
-                              match($0, / name="[^"(]*/); n = substr($0, RSTART + 7, RLENGTH - 7) }
-                /<failure/{ print c "." n }' "$work/run-swift-testing.xml" 2>/dev/null | sort -u || true)
+  failed=$(failed_tests "$work/run-swift-testing.xml")
   if [ -n "$failed" ] && ! grep -qE '^error:|error: Exited|Fatal error|Program crashed' "$work/log"; then
     status=0
     echo "== the failed tests; CPU time stolen by the host over 1 s: $(steal_percent) % =="
