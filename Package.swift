@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "HPlayerSDL",
             dependencies: [
-                "HPlayerKit", "CSDL2", "CFFmpeg", "CPulseLatency",
+                "HPlayerKit", "CSDL2", "CPulseLatency",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -61,6 +61,7 @@ let package = Package(
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL"]),
         .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit"]),
+        .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]

@@ -194,7 +194,7 @@ public final class IPCRemote: @unchecked Sendable {
                                         isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
                                         speed: player.speed)
         snapshot.recordingPath = player.recordingPath ?? ""
-        let audio = player.mediaInfo?.streams.filter { $0.type == MediaKind.audio.rawValue } ?? []
+        let audio = player.mediaInfo?.streams(of: .audio) ?? []
         let playing = player.playingStreams
         snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack

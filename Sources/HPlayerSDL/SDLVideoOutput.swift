@@ -1,16 +1,15 @@
-import CFFmpeg
 import HPlayerKit
 
 /// Pictures in the desktop window. Takes IYUV (YUV 4:2:0 planar), NV12 and BGRA as they are;
 /// the decoder converts anything else once.
-public final class SDLVideoOutput: VideoOutput, @unchecked Sendable {
+public final class SDLVideoOutput: VideoOutput, Sendable {
     private let window: SDLWindow
 
     public init(window: SDLWindow) {
         self.window = window
     }
 
-    public var acceptedPixelFormats: [AVPixelFormat]? { [AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12, AV_PIX_FMT_BGRA] }
+    public var acceptedPixelFormats: [PixelFormat]? { [.yuv420p, .nv12, .bgra] }
 
     public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         window.attach(renderer: renderer, format: format)

@@ -1,4 +1,3 @@
-import CFFmpeg
 import CSDL2
 import FoundationEssentials
 import HPlayerKit

@@ -1,4 +1,3 @@
-import CFFmpeg
 import CSDL2
 import HPlayerKit
 import Logging
@@ -67,9 +66,9 @@ final class WindowScreen {
         guard isVisible, let renderer else { return }
         let sdlFormat: UInt32
         switch frame.pixelFormat {
-        case AV_PIX_FMT_YUV420P: sdlFormat = hp_sdl_pixelformat_iyuv()
-        case AV_PIX_FMT_NV12: sdlFormat = hp_sdl_pixelformat_nv12()
-        case AV_PIX_FMT_BGRA: sdlFormat = hp_sdl_pixelformat_argb8888()
+        case .yuv420p: sdlFormat = hp_sdl_pixelformat_iyuv()
+        case .nv12: sdlFormat = hp_sdl_pixelformat_nv12()
+        case .bgra: sdlFormat = hp_sdl_pixelformat_argb8888()
         default: return  // the decoder converts anything else
         }
         shownMediaPts = frame.mediaPts
@@ -81,10 +80,10 @@ final class WindowScreen {
         }
         guard let texture else { return }
         switch frame.pixelFormat {
-        case AV_PIX_FMT_YUV420P:
+        case .yuv420p:
             SDL_UpdateYUVTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)), frame.plane(1), Int32(frame.lineSize(1)),
                                  frame.plane(2), Int32(frame.lineSize(2)))
-        case AV_PIX_FMT_NV12:
+        case .nv12:
             SDL_UpdateNVTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)), frame.plane(1), Int32(frame.lineSize(1)))
         default:
             SDL_UpdateTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)))

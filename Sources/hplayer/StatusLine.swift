@@ -5,9 +5,11 @@ import HPlayerKit
 /// The terminal status line, like mpv's:
 /// `AV: 00:00:03 / 00:01:00 (5%) A-V: 0.000 Dropped: 0 Buffer: 3.2s`.
 /// Refreshed in place on a terminal; on a pipe, one line every few seconds.
-final class StatusLine: @unchecked Sendable {
+final class StatusLine: Sendable {
     private let isTerminal = isatty(STDERR_FILENO) != 0
-    private var lastWritten = 0.0
+    /// When a line was last written to a pipe. Under its lock the whole update runs, so the
+    /// status task's refresh and the final line after its cancel never interleave.
+    private let lastWritten = Locked(0.0)
 
     static func text(_ status: PlayerStatus) -> String {
         var text = ""
@@ -30,13 +32,15 @@ final class StatusLine: @unchecked Sendable {
     }
 
     func update(_ status: PlayerStatus, final: Bool = false) {
-        let now = Date().timeIntervalSince1970
         let line = Self.text(status)
-        if isTerminal {
-            writeStandardError("\r\u{1B}[K\(line)\(final ? "\n" : "")")
-        } else if final || now - lastWritten >= 2 {
-            lastWritten = now
-            writeStandardError("\(line)\n")
+        lastWritten.withLock { lastWritten in
+            let now = Date().timeIntervalSince1970
+            if isTerminal {
+                writeStandardError("\r\u{1B}[K\(line)\(final ? "\n" : "")")
+            } else if final || now - lastWritten >= 2 {
+                lastWritten = now
+                writeStandardError("\(line)\n")
+            }
         }
     }
 }

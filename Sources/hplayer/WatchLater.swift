@@ -16,14 +16,17 @@ struct WatchLater {
     }
 
     func save(position: Double, for url: String) throws(MediaError) {
-        try makeDirectories(folder)
-        let path = file(for: url)
-        guard let handle = fopen(path, "w") else {
-            throw MediaError(input: path, reason: "cannot remember the position: \(String(cString: strerror(errno)))")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw MediaError(input: folder, reason: "cannot remember the position: the folder cannot be made")
         }
-        fputs("# \(Self.absolute(url))\nstart=\(position)\n", handle)
-        guard fclose(handle) == 0 else {
-            throw MediaError(input: path, reason: "cannot remember the position: \(String(cString: strerror(errno)))")
+        let path = file(for: url)
+        // Whole or not at all: a kill while saving leaves the last position remembered.
+        do {
+            try WholeFile.write(Array("# \(Self.absolute(url))\nstart=\(position)\n".utf8), to: path)
+        } catch {
+            throw MediaError(input: path, reason: "cannot remember the position: \(error.reason)")
         }
     }
 

@@ -333,10 +333,10 @@ extension Playback {
             #expect((info.bitRate ?? 0) > 0)
             #expect(info.streams.count == 2)
             let video = info.streams[0], audio = info.streams[1]
-            #expect(video.type == "video" && video.codec == "h264" && video.profile != nil)
+            #expect(video.type == .video && video.codec == "h264" && video.profile != nil)
             #expect(video.width == 320 && video.height == 240 && video.frameRate == 25 && video.pixelFormat == "yuv420p")
             #expect(video.sampleAspectRatio == "1:1" && video.rotation == 0 && video.language == "und")
-            #expect(audio.type == "audio" && audio.codec == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
+            #expect(audio.type == .audio && audio.codec == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
             let text = try hplayer("probe", clip)
             #expect(text.stdout.contains("stream 0: video h264 (High) 320x240 SAR 1:1 25 fps yuv420p"))
             expectMediaError(try hplayer("probe", "/nonexistent.mkv"), input: "/nonexistent.mkv")

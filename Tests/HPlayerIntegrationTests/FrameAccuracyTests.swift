@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import HPlayerKit
 import Testing
@@ -57,7 +56,7 @@ extension Playback {
         func unsupportedPixelFormatIsConverted() async throws {
             let clip = try Clips.video("hevc10")
             let expected = try Fixtures.frameMD5s(clip).count
-            let output = CapturingVideoOutput(accepted: [AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P, AV_PIX_FMT_BGRA])
+            let output = CapturingVideoOutput(accepted: [.nv12, .yuv420p, .bgra])
             let session = PlayerSession(url: clip, name: "convert", videoOutput: output)
             try await session.playToEnd()
             let captured = output.frames
@@ -67,7 +66,7 @@ extension Playback {
             #expect(status.decodedVideoFrames == expected && status.convertedVideoFrames == expected,
                     "\(status.decodedVideoFrames) decoded, \(status.convertedVideoFrames) converted")
             // 10-bit 4:2:0 becomes 8-bit 4:2:0, planar or semi-planar: no needless trip through RGB.
-            #expect(captured.allSatisfy { [AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12].contains($0.format) && $0.width == 320 && $0.height == 240 })
+            #expect(captured.allSatisfy { [PixelFormat.yuv420p, .nv12].contains($0.format) && $0.width == 320 && $0.height == 240 })
             // Compare luma with ffmpeg's own 10 → 8 bit conversion of the same frames.
             let reference = try Fixtures.clip("hevc10-as-8bit.yuv", ["-i", clip, "-pix_fmt", "yuv420p", "-f", "rawvideo"])
             let bytes = try Data(contentsOf: URL(fileURLWithPath: reference))
@@ -84,18 +83,18 @@ extension Playback {
 /// A video output that takes only some pixel formats and keeps each frame's luma.
 final class CapturingVideoOutput: VideoOutput, @unchecked Sendable {
     struct Captured {
-        var format: AVPixelFormat
+        var format: PixelFormat
         var width: Int
         var height: Int
         var luma: [UInt8]
     }
 
-    let acceptedPixelFormats: [AVPixelFormat]?
+    let acceptedPixelFormats: [PixelFormat]?
     private let captured = Locked<[Captured]>([])
     private let inner = NullVideoOutput()
     private var renderer: VideoRendering?
 
-    init(accepted: [AVPixelFormat]) {
+    init(accepted: [PixelFormat]) {
         acceptedPixelFormats = accepted
     }
 

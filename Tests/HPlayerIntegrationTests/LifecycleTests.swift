@@ -82,6 +82,21 @@ extension Playback {
             #expect(atEnd - steady <= 8)
         }
 
+        /// Steady playback's audio callbacks take one lock each at most (the tempo stage's hand-off,
+        /// which no one holds across a decode), at 1x and stretched: the clock and the notes they
+        /// post take none. Counted by the debug build's lock probe.
+        @Test("Each audio callback takes one lock at most, at 1x and at 1.5x", arguments: [1.0, 1.5])
+        func audioCallbackTakesOneLock(speed: Double) async throws {
+            var options = PlayerOptions()
+            options.speed = speed
+            let session = PlayerSession(url: try Clips.audioVideo(seconds: 3), options: options, name: "locks",
+                                        videoOutput: NullVideoOutput(), audioOutput: NullAudioOutput())
+            try await session.playToEnd()
+            let counts = try #require(session.player.audioCallbackLocks, "the test build counts locks")
+            #expect(counts.callbacks > 50)
+            #expect(counts.mostLocks == 1)
+        }
+
         @Test("Open and close 200 times: resident memory does not grow")
         func openAndClose200Times() async throws {
             let clip = try Clips.audioVideo(seconds: 2)

@@ -40,40 +40,4 @@ import Testing
             #expect(KeyBindings.command(for: key) == nil)
         }
     }
-
-    @Test("Terminal bytes", arguments: [
-        ([UInt8(ascii: "p")], Key.character("p"), 1),
-        ([0x20, 0x71], .character(" "), 1),
-        ([0x1B, 0x5B, 0x41], .up, 3),  // ESC [ A
-        ([0x1B, 0x5B, 0x42], .down, 3),
-        ([0x1B, 0x5B, 0x43, 0x71], .right, 3),
-        ([0x1B, 0x4F, 0x44], .left, 3),  // ESC O D, application mode
-        ([0x1B, 0x71], .escape, 1),  // Esc, then q typed after it
-        ([0x7F], .backspace, 1),
-        ([0x08], .backspace, 1),
-    ])
-    func terminalKey(bytes: [UInt8], key: Key, length: Int) {
-        let parsed = TerminalKeyParser.firstKey(in: bytes)
-        #expect(parsed?.key == key)
-        #expect(parsed?.length == length)
-    }
-
-    @Test func incompleteSequencesWait() {
-        #expect(TerminalKeyParser.firstKey(in: []) == nil)
-        #expect(TerminalKeyParser.firstKey(in: [0x1B]) == nil)
-        #expect(TerminalKeyParser.firstKey(in: [0x1B, 0x5B]) == nil)
-        #expect(TerminalKeyParser.firstKey(in: [0x1B, 0x5B, 0x31, 0x3B]) == nil)  // ESC [ 1 ; …
-    }
-
-    @Test func otherSequencesAreSkippedWhole() {
-        // Ctrl-Right (ESC [ 1 ; 5 C) and Delete (ESC [ 3 ~): no key, and none of their bytes left behind.
-        let ctrlRight = TerminalKeyParser.firstKey(in: [0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x43])
-        #expect(ctrlRight?.key == nil && ctrlRight?.length == 6)
-        let delete = TerminalKeyParser.firstKey(in: [0x1B, 0x5B, 0x33, 0x7E])
-        #expect(delete?.key == nil && delete?.length == 4)
-        let utf8 = TerminalKeyParser.firstKey(in: [0xC3, 0xA9])
-        #expect(utf8?.key == nil && utf8?.length == 1)
-        let endless = [0x1B, 0x5B] + [UInt8](repeating: 0x31, count: 20)
-        #expect(TerminalKeyParser.firstKey(in: endless)?.length == endless.count)
-    }
 }

@@ -33,7 +33,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var info: MediaInfo?
     func selectAudioTrack(_ number: Int) throws(MediaError) {
         record("audio \(number)")
-        let audio = info?.streams.filter { $0.type == "audio" } ?? []
+        let audio = info?.streams(of: .audio) ?? []
         lock.withLock { playing = [audio[number - 1].index] }
     }
     var status: PlayerStatus {
@@ -189,10 +189,10 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
     func cycleAudioTrack() {
         let player = FakePlayer()
         let audio = { (index: Int, language: String?, title: String?) in
-            StreamInfo(index: index, type: "audio", codec: "aac", language: language, title: title, isDefault: false, isAttachedPicture: false)
+            StreamInfo(index: index, type: .audio, codec: "aac", language: language, title: title, isDefault: false, isAttachedPicture: false)
         }
         player.info = MediaInfo(url: "x", container: "test", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
-            StreamInfo(index: 0, type: "video", codec: "h264", isDefault: true, isAttachedPicture: false),
+            StreamInfo(index: 0, type: .video, codec: "h264", isDefault: true, isAttachedPicture: false),
             audio(1, "eng", nil), audio(2, "fra", "Commentaire"),
         ])
         let controller = PlayerController(player: player)

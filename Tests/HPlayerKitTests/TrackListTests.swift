@@ -2,7 +2,7 @@ import Testing
 @testable import HPlayerKit
 
 @Suite struct TrackListTests {
-    static func stream(_ index: Int, _ type: String, _ codec: String, language: String? = nil, title: String? = nil,
+    static func stream(_ index: Int, _ type: StreamType, _ codec: String, language: String? = nil, title: String? = nil,
                        isDefault: Bool = false, width: Int? = nil, height: Int? = nil, frameRate: Double? = nil,
                        sampleRate: Int? = nil, channels: Int? = nil) -> StreamInfo {
         StreamInfo(index: index, type: type, codec: codec, language: language, title: title, isDefault: isDefault,
@@ -13,11 +13,11 @@ import Testing
     @Test("One line per video, audio and subtitle stream, numbered within its kind, (+) on those playing")
     func lines() {
         let info = MediaInfo(url: "x", container: "matroska", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
-            Self.stream(0, "video", "h264", language: "und", isDefault: true, width: 320, height: 240, frameRate: 25),
-            Self.stream(1, "audio", "aac", language: "eng", isDefault: true, sampleRate: 48000, channels: 2),
-            Self.stream(2, "audio", "opus", language: "fra", title: "Commentaire", sampleRate: 48000, channels: 6),
-            Self.stream(3, "subtitle", "subrip", language: "eng"),
-            Self.stream(4, "attachment", "ttf"),
+            Self.stream(0, .video, "h264", language: "und", isDefault: true, width: 320, height: 240, frameRate: 25),
+            Self.stream(1, .audio, "aac", language: "eng", isDefault: true, sampleRate: 48000, channels: 2),
+            Self.stream(2, .audio, "opus", language: "fra", title: "Commentaire", sampleRate: 48000, channels: 6),
+            Self.stream(3, .subtitle, "subrip", language: "eng"),
+            Self.stream(4, .attachment, "ttf"),
         ])
         #expect(TrackList.lines(for: info, playing: [0, 2]) == [
             " (+) Video --vid=1 (*) (h264 320x240 25.000fps)",
@@ -30,8 +30,8 @@ import Testing
     @Test("External subtitle files come after the file's subtitle streams; (+) on the one shown")
     func externalSubtitles() {
         let info = MediaInfo(url: "x", container: "matroska", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [
-            Self.stream(0, "video", "h264", width: 320, height: 240),
-            Self.stream(1, "subtitle", "ass", language: "spa", title: "Spanish"),
+            Self.stream(0, .video, "h264", width: 320, height: 240),
+            Self.stream(1, .subtitle, "ass", language: "spa", title: "Spanish"),
         ])
         let file = SubtitleTrackDescription(streamIndex: nil, path: "/films/talk.srt", codec: "subrip", language: nil, title: nil, isDefault: false)
         #expect(TrackList.lines(for: info, playing: [0, 1], externalSubtitles: [file], shownSubtitle: 2) == [

@@ -200,15 +200,79 @@ import Testing
     @Test func runsFromWhereItWasSetFreezesAndResumes() {
         let clock = MasterClock()
         #expect(clock.time(at: 10) == nil)
-        clock.set(2.0, at: 10, loopOffset: 0)
+        clock.set(2.0, at: 10, loopOffset: 0, serial: 0, by: .audio)
         #expect(clock.time(at: 10.5) == 2.5)
         clock.freeze(at: 11)
         #expect(clock.time(at: 20) == 3.0)
         clock.resume(at: 20)
         #expect(clock.time(at: 21) == 4.0)
-        clock.set(7.0, at: 30, loopOffset: 5)
+        clock.set(7.0, at: 30, loopOffset: 5, serial: 0, by: .video)
         #expect(clock.mediaTime(at: 31) == 3.0)
-        clock.invalidate()
+        clock.invalidate(serial: 1)
         #expect(clock.time(at: 31) == nil)
+    }
+
+    @Test func dropsAStaleSerialsUpdates() {
+        let clock = MasterClock()
+        clock.set(2.0, at: 10, loopOffset: 0, serial: 0, by: .audio)
+        clock.invalidate(serial: 1)
+        // A callback still playing the old position: its update is not the new serial's clock.
+        clock.set(2.5, at: 10.5, loopOffset: 0, serial: 0, by: .audio)
+        clock.freeze(at: 10.6, serial: 0, by: .audio)
+        #expect(clock.time(at: 11) == nil)
+        clock.set(40.0, at: 12, loopOffset: 0, serial: 1, by: .audio)
+        #expect(clock.time(at: 13) == 41.0)
+        clock.freeze(at: 13, serial: 0, by: .video)
+        #expect(clock.time(at: 14) == 42.0)
+    }
+
+    @Test func keepsItsRateAcrossUpdatesThatNameNone() {
+        let clock = MasterClock()
+        clock.setRate(2, at: 0)
+        #expect(clock.rate == 2)
+        clock.set(1.0, at: 10, loopOffset: 0, serial: 0, by: .video)
+        #expect(clock.time(at: 11) == 3.0)
+        clock.setRate(0.5, at: 11)
+        #expect(clock.time(at: 13) == 4.0)
+        clock.invalidate(serial: 1)
+        #expect(clock.rate == 0.5)
+        clock.set(1.0, at: 10, loopOffset: 0, rate: 1.5, serial: 1, by: .audio)
+        #expect(clock.time(at: 12) == 4.0)
+    }
+
+    /// The newest update wins, whoever wrote it: the player's pause freezes what the audio set.
+    @Test func theNewestUpdateOfAnyWriterIsTheClock() {
+        let clock = MasterClock()
+        clock.set(5.0, at: 100, loopOffset: 0, serial: 0, by: .audio)
+        clock.freeze(at: 101)
+        clock.set(9.0, at: 102, loopOffset: 0, serial: 0, by: .video)
+        #expect(clock.time(at: 103) == 10.0)
+        clock.freeze(at: 104)
+        #expect(clock.time(at: 110) == 11.0)
+        clock.resume(at: 110)
+        #expect(clock.time(at: 111) == 12.0)
+    }
+
+    /// Readers racing a writer never see half an update: every update keeps pts == time, so a
+    /// torn read would show up as a clock that is not the time asked.
+    @Test func aReadRacingAWriteSeesAWholeUpdate() async {
+        let clock = MasterClock()
+        clock.set(1, at: 1, loopOffset: 0, serial: 0, by: .audio)
+        await withTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for step in 1...200_000 { clock.set(Double(step), at: Double(step), loopOffset: 0, rate: 1, serial: 0, by: .audio) }
+                return 0
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    var torn = 0
+                    for _ in 0..<200_000 where clock.time(at: 7) != 7 { torn += 1 }
+                    return torn
+                }
+            }
+            var torn = 0
+            for await count in group { torn += count }
+            #expect(torn == 0)
+        }
     }
 }

@@ -115,10 +115,10 @@ private final class BenchDelegate: SourceDelegate, @unchecked Sendable {
         while count < frameLimit, MonotonicClock.now() < deadline {
             // Taken half a queue at a time, as an output with a buffer of its own would, rather than
             // waking for each frame as it is decoded.
-            if let frame = track.frames.pop(blocking: true, deadline: MonotonicClock.now() + 0.01, batch: track.frames.capacity / 2) {
+            if let frame = track.popFrame(blocking: true, deadline: MonotonicClock.now() + 0.01, batch: track.frameQueueCapacity / 2) {
                 count += 1
                 track.recycle(frame)
-            } else if track.hasFinishedDecoding(serial: 0), track.frames.count == 0 || track.frames.isClosed {
+            } else if track.hasFinishedDecoding(serial: 0), track.queuedFrameCount == 0 || track.isFrameQueueClosed {
                 break
             }
         }

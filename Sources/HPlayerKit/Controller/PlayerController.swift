@@ -107,7 +107,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             player.speed = 1
             return speedNotice
         case .cycleAudioTrack:
-            let audio = player.mediaInfo?.streams.filter { $0.type == MediaKind.audio.rawValue } ?? []
+            let audio = player.mediaInfo?.streams(of: .audio) ?? []
             let playing = player.playingStreams
             guard let current = audio.firstIndex(where: { playing.contains($0.index) }) else { return "No audio" }
             let next = (current + 1) % audio.count

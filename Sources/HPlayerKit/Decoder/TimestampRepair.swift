@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// Gives every frame a usable, increasing pts.
 ///
 /// A frame's pts is its best_effort_timestamp unless there is none or it is earlier than the
@@ -25,4 +27,28 @@ struct TimestampRepair: Equatable {
 
     /// Forgets the prediction (after a seek the next timestamps start afresh).
     mutating func reset() { predicted = nil }
+}
+
+extension TimestampRepair {
+    /// Where a decoded frame goes on its stream's timeline, the one way the player and the
+    /// snapshots both stamp frames: its best-effort timestamp repaired, and its duration.
+    /// - Parameters:
+    ///   - nominalFrameDuration: seconds a picture lasts when its packet does not say.
+    ///   - startTicks: the pts of a first frame with no timestamp and nothing to predict from.
+    /// - Returns: the pts in stream ticks, and the duration in seconds.
+    mutating func stamp(_ frame: AVFrame, kind: MediaKind, timeBase: TimeBase, nominalFrameDuration: Double,
+                        startTicks: Int64) -> (ticks: Int64, duration: Double) {
+        let bestEffort = frame.best_effort_timestamp == noTimestamp ? nil : frame.best_effort_timestamp
+        let duration: Double
+        switch kind {
+        case .video:
+            let packetDuration = frame.pkt_duration > 0 ? timeBase.seconds(frame.pkt_duration) ?? 0 : 0
+            duration = packetDuration > 0 ? packetDuration : nominalFrameDuration
+        case .audio:
+            duration = frame.sample_rate > 0 ? Double(frame.nb_samples) / Double(frame.sample_rate) : 0
+        }
+        // Rounded down so a prediction never runs ahead of the stream's own timestamps.
+        let durationTicks = Int64(saturating: duration * Double(timeBase.den) / Double(timeBase.num), rounding: .down)
+        return (pts(bestEffort: bestEffort, duration: durationTicks) ?? startTicks, duration)
+    }
 }

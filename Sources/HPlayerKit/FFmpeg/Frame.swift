@@ -5,7 +5,7 @@ import CFFmpeg
 /// Owns one AVFrame; `reset` unreferences its buffers (which return to libavcodec's or the
 /// converter's buffer pool) and keeps the struct, so frames are reused through a pool.
 public final class Frame: @unchecked Sendable {
-    public let avFrame: UnsafeMutablePointer<AVFrame>
+    let avFrame: UnsafeMutablePointer<AVFrame>
     /// Position on the playback timeline in seconds: the stream's pts plus, when looping, the
     /// length of the passes before. What sync compares with the master clock.
     public internal(set) var pts: Double = 0
@@ -61,7 +61,8 @@ public final class Frame: @unchecked Sendable {
 
     public var width: Int { Int(avFrame.pointee.width) }
     public var height: Int { Int(avFrame.pointee.height) }
-    public var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: avFrame.pointee.format) }
+    public var pixelFormat: PixelFormat { PixelFormat(avPixelFormat) }
+    var avPixelFormat: AVPixelFormat { AVPixelFormat(rawValue: avFrame.pointee.format) }
     public var sampleCount: Int { Int(avFrame.pointee.nb_samples) }
 
     /// The start of plane `index` (interleaved audio has one).

@@ -1,7 +1,7 @@
 /// The clock of an audio output with no device: a thread that pulls one buffer per period, as a
 /// sound card would, double-buffered (a buffer starts playing one period after its callback, so
 /// the latency from a callback to its last sample being heard is two periods).
-final class AudioClockLoop: @unchecked Sendable {
+final class AudioClockLoop: Sendable {
     /// What the null and recording outputs pull per callback: 21 ms at 48 kHz, like a sound card.
     static let defaultSamplesPerCallback = 1024
 

@@ -19,7 +19,7 @@ final class FrameMD5: @unchecked Sendable {
     /// The lowercase hex digest of `frame`'s picture.
     func digest(of frame: Frame) -> String {
         av_md5_init(context)
-        let format = frame.pixelFormat
+        let format = frame.avPixelFormat
         guard let descriptor = av_pix_fmt_desc_get(format) else { return "" }
         var lineSizes = (Int32(0), Int32(0), Int32(0), Int32(0))
         withUnsafeMutablePointer(to: &lineSizes) {

@@ -10,7 +10,7 @@ public final class NullVideoOutput: VideoOutput, @unchecked Sendable {
         self.paced = paced
     }
 
-    public var acceptedPixelFormats: [AVPixelFormat]? { nil }
+    public var acceptedPixelFormats: [PixelFormat]? { nil }
 
     public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         loop = RefreshLoop(name: "hp-vo-null", renderer: renderer, paced: paced) { _, _ in }

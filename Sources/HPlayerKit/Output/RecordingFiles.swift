@@ -41,16 +41,6 @@ final class OutputFile: @unchecked Sendable {
     }
 }
 
-/// Makes `path` a folder, and the folders above it, where they are not already.
-public func makeDirectories(_ path: String) throws(MediaError) {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for component in path.split(separator: "/") {
-        prefix += component
-        try makeDirectory(prefix)
-        prefix += "/"
-    }
-}
-
 /// Makes `path` a folder if it is not one already.
 func makeDirectory(_ path: String) throws(MediaError) {
     var status = stat()
@@ -65,10 +55,5 @@ func makeDirectory(_ path: String) throws(MediaError) {
 
 /// Seconds with six decimals, as the recording logs write them.
 func formatSeconds(_ seconds: Double) -> String {
-    guard seconds.isFinite else { return "nan" }
-    let micros = Int64(saturating: seconds * 1_000_000)
-    let sign = micros < 0 ? "-" : ""
-    let magnitude = micros.magnitude
-    let fraction = String(magnitude % 1_000_000)
-    return "\(sign)\(magnitude / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    seconds.isFinite ? DecimalText.fixed(seconds, places: 6) : "nan"
 }

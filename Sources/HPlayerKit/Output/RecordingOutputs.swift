@@ -18,7 +18,7 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     }
 
     /// Any: frames are logged in the format the decoder gave them.
-    public var acceptedPixelFormats: [AVPixelFormat]? { nil }
+    public var acceptedPixelFormats: [PixelFormat]? { nil }
 
     public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try makeDirectory(directory)

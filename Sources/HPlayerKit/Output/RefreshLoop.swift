@@ -2,7 +2,7 @@ import CFFmpeg
 
 /// The refresh of an output with no display: a thread that asks the renderer for a frame,
 /// presents it, and sleeps until the next one is due (the monotonic clock stands in for vsync).
-final class RefreshLoop: @unchecked Sendable {
+final class RefreshLoop: Sendable {
     /// Longest sleep when no frame is due yet, so a frame that arrives late is seen soon.
     static let pollInterval = 0.01
 

@@ -11,10 +11,23 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     public var streams: [StreamInfo]
 }
 
+extension MediaInfo {
+    /// The streams of `type` in the file's order: what `--vid`, `--aid` and `--sid` number from 1.
+    public func streams(of type: StreamType) -> [StreamInfo] { streams.filter { $0.type == type } }
+}
+
+/// What a stream carries, in libavutil's words.
+public enum StreamType: String, Codable, Equatable, Sendable {
+    case video, audio, subtitle, data, attachment, unknown
+
+    public init(from decoder: any Swift.Decoder) throws {
+        self = StreamType(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .unknown
+    }
+}
+
 public struct StreamInfo: Codable, Equatable, Sendable {
     public var index: Int
-    /// video, audio, subtitle, data or attachment.
-    public var type: String
+    public var type: StreamType
     public var codec: String
     public var codecLongName: String?
     public var profile: String?

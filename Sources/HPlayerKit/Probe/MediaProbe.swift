@@ -31,7 +31,7 @@ public enum MediaProbe {
         let codecDescriptor = avcodec_descriptor_get(parameters.codec_id)
         var info = StreamInfo(
             index: Int(stream.pointee.index),
-            type: av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "unknown",
+            type: av_get_media_type_string(parameters.codec_type).flatMap { StreamType(rawValue: String(cString: $0)) } ?? .unknown,
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
             codecLongName: codecDescriptor?.pointee.long_name.map { String(cString: $0) },
             profile: avcodec_profile_name(parameters.codec_id, parameters.profile).map { String(cString: $0) },

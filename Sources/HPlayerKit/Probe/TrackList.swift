@@ -8,7 +8,7 @@ public enum TrackList {
     ///   - shownSubtitle: the number of the subtitle track shown.
     public static func lines(for info: MediaInfo, playing: Set<Int>, externalSubtitles: [SubtitleTrackDescription] = [],
                              shownSubtitle: Int? = nil) -> [String] {
-        var numbers: [String: Int] = [:]
+        var numbers: [StreamType: Int] = [:]
         let streams = info.streams.compactMap { stream -> String? in
             guard let kind = Kind(stream.type) else { return nil }
             let number = (numbers[stream.type] ?? 0) + 1
@@ -22,7 +22,7 @@ public enum TrackList {
             parts.append("(" + format(of: stream).joined(separator: " ") + ")")
             return parts.joined(separator: " ")
         }
-        let embeddedCount = numbers["subtitle"] ?? 0
+        let embeddedCount = numbers[.subtitle] ?? 0
         let files = externalSubtitles.enumerated().map { offset, file in
             let number = embeddedCount + offset + 1
             return [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)", "'\(file.fileName ?? "")'",
@@ -35,12 +35,12 @@ public enum TrackList {
     private enum Kind {
         case video, audio, subtitle
 
-        init?(_ type: String) {
+        init?(_ type: StreamType) {
             switch type {
-            case "video": self = .video
-            case "audio": self = .audio
-            case "subtitle": self = .subtitle
-            default: return nil
+            case .video: self = .video
+            case .audio: self = .audio
+            case .subtitle: self = .subtitle
+            case .data, .attachment, .unknown: return nil
             }
         }
 

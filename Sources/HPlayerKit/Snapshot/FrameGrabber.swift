@@ -133,12 +133,11 @@ final class FrameGrabber {
     /// Gives `frame` its media pts, repaired where missing or out of order as the player's decode
     /// loop repairs it, and its duration; returns the pts in stream ticks.
     private func stamp(_ frame: Frame, repair: inout TimestampRepair) -> Int64 {
-        let avFrame = frame.avFrame.pointee
-        let bestEffort = avFrame.best_effort_timestamp == noTimestamp ? nil : avFrame.best_effort_timestamp
-        let duration = max(avFrame.pkt_duration, 0)
-        let pts = repair.pts(bestEffort: bestEffort, duration: duration) ?? timeBase.ticks(startTime)
+        let (pts, duration) = repair.stamp(frame.avFrame.pointee, kind: .video, timeBase: timeBase,
+                                           nominalFrameDuration: 1 / Track.packetsPerSecond(kind: .video, stream: stream),
+                                           startTicks: timeBase.ticks(startTime))
         frame.mediaPts = timeBase.seconds(pts) ?? 0
-        frame.duration = timeBase.seconds(duration) ?? 0
+        frame.duration = duration
         return pts
     }
 

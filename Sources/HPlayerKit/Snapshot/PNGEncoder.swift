@@ -7,7 +7,7 @@ enum PNGEncoder {
         let codec = try CodecContext(encoder: AV_CODEC_ID_PNG) { context in
             context.pointee.width = picture.avFrame.pointee.width
             context.pointee.height = picture.avFrame.pointee.height
-            context.pointee.pix_fmt = picture.pixelFormat
+            context.pointee.pix_fmt = picture.avPixelFormat
             // Needed to open an encoder; one picture has no timing.
             context.pointee.time_base = AVRational(num: 1, den: 1)
         }

@@ -13,7 +13,7 @@ enum UprightPicture {
     static let scaleFlags = SWS_BICUBIC
 
     static func make(from decoded: Frame, format: VideoFormat) throws(FFmpegError) -> Frame {
-        let hasAlpha = av_pix_fmt_desc_get(decoded.pixelFormat).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
+        let hasAlpha = av_pix_fmt_desc_get(decoded.avPixelFormat).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
         let target = hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
         // The frame's own size: a stream can change size midway.
         let size = VideoFormat(width: decoded.width, height: decoded.height,

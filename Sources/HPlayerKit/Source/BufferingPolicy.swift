@@ -64,6 +64,8 @@ public struct BufferingReport: Equatable, Sendable {
     public var isStarved: Bool
     /// How far the refill is, 0...100.
     public var progress: Int
+    /// Every track has read its last packet: what is queued is all that will play.
+    public var isInputFinished = false
 }
 
 /// The buffering rules as pure functions over plain values.
@@ -107,7 +109,9 @@ public enum BufferingPolicy {
         var required = options.minimumBufferedDuration
         var playable = true
         var starved = false
+        var finished = !tracks.isEmpty
         for track in tracks {
+            finished = finished && track.isEndOfFile
             if track.packetCount + track.frameCount > 0 || !track.isEndOfFile {
                 buffered = min(buffered, bufferedDuration(track))
             }
@@ -117,7 +121,8 @@ public enum BufferingPolicy {
         }
         if buffered == .infinity { buffered = 0 }
         let progress = playable ? 100 : required > 0 ? min(99, Int(buffered / required * 100)) : 0
-        return BufferingReport(bufferedDuration: buffered, isPlayable: playable, isStarved: starved, progress: progress)
+        return BufferingReport(bufferedDuration: buffered, isPlayable: playable, isStarved: starved, progress: progress,
+                               isInputFinished: finished)
     }
 
     /// Load state moves with hysteresis: loading until playable; playable until a track starves.

@@ -25,7 +25,6 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var pendingSeek: SeekRequest?
     /// An audio stream to switch to (AudioStreamSwitch.swift).
     var pendingAudioStream: Int?
-    var requestedSerial = 0
     var closing = false
     var openedTracks: [Track] = []
     /// The recording in progress (SourceRecording.swift).
@@ -80,12 +79,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         }
     }
 
-    public func seek(to position: Double, mode: SeekMode) -> Int {
-        let (serial, tracks) = lock.withLock {
-            requestedSerial += 1
-            pendingSeek = SeekRequest(position: position, mode: mode, serial: requestedSerial)
+    public func seek(to position: Double, mode: SeekMode, serial: Int) {
+        let tracks = lock.withLock {
+            pendingSeek = SeekRequest(position: position, mode: mode, serial: serial)
             lock.broadcast()
-            return (requestedSerial, openedTracks)
+            return openedTracks
         }
         // Empty the queues now: a read or decode thread blocked on a full one wakes at once, and
         // nothing from before the seek waits in them.
@@ -93,7 +91,6 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             track.packets.flush(track.recycle)
             track.frames.flush(track.recycle)
         }
-        return serial
     }
 
     public func close() {

@@ -61,9 +61,9 @@ public protocol MediaSource: AnyObject, Sendable {
     /// Plays the audio stream at `streamIndex` (the container's numbering) instead of the one
     /// playing; the seek asked next fills it from the position asked.
     func switchAudio(toStream streamIndex: Int)
-    /// Asks for a seek to `position` seconds from the start; the last request wins.
-    /// - Returns: the serial the frames at the new position will carry.
-    func seek(to position: Double, mode: SeekMode) -> Int
+    /// Asks for a seek to `position` seconds from the start; the last request wins. The frames
+    /// at the new position carry `serial`, which is greater than any asked before.
+    func seek(to position: Double, mode: SeekMode, serial: Int)
     /// The file the played streams are being recorded to; nil when none is (a write error
     /// stops a recording).
     var recordingPath: String? { get }

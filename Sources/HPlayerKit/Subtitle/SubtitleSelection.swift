@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Which subtitle track is shown, and whether subtitles are visible (`v`): set by the player,
 /// read at each refresh.
 final class SubtitleSelection: Sendable {
@@ -8,7 +6,7 @@ final class SubtitleSelection: Sendable {
         var isVisible = true
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var track: SubtitleTrack? {
         get { state.withLock { $0.track } }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One subtitle stream of the file, or an external subtitle file: its description and its cues,
 /// kept in order of start for the whole playback, so that a seek back, or a switch to this
 /// track, shows them at once. The read thread adds cues; the refresh thread looks them up.
@@ -18,7 +16,7 @@ public final class SubtitleTrack: Sendable {
         var shownSpan: Range<Double> = 0..<0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(description: SubtitleTrackDescription, unsupportedReason: String? = nil) {
         self.description = description

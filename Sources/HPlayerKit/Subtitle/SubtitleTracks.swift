@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The subtitle tracks a player can show, numbered from 1 as mpv's `--sid` counts them: the
 /// file's subtitle streams in order, then the external files. Keeps which one is shown (in the
 /// selection the video renderer reads) and whether subtitles are visible.
@@ -11,13 +9,15 @@ final class SubtitleTracks: Sendable {
         var external: [SubtitleTrack] = []
         var choice: SubtitleChoice
         var selected: SubtitleTrack?
+        /// The media's start time, once open: where external files' times count from.
+        var startTime: Double?
         var all: [SubtitleTrack] { embedded + external }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(choice: SubtitleChoice) {
-        state = Mutex(State(choice: choice))
+        state = Locked(State(choice: choice))
     }
 
     var all: [SubtitleTrack] { state.withLock { $0.all } }
@@ -28,9 +28,10 @@ final class SubtitleTracks: Sendable {
     }
 
     /// An external file's track, shown from now on, as mpv shows a file given with `--sub-file`.
-    func addExternal(_ track: SubtitleTrack, startTime: Double?) {
-        if let startTime { track.setOffset(startTime) }
+    /// Its times count from the media's start, now or when the media opens.
+    func addExternal(_ track: SubtitleTrack) {
         state.withLock { state in
+            if let startTime = state.startTime { track.setOffset(startTime) }
             state.external.append(track)
             state.selected = track
         }
@@ -42,6 +43,7 @@ final class SubtitleTracks: Sendable {
     func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double) -> String? {
         let (picked, warning) = state.withLock { state -> (SubtitleTrack?, String?) in
             state.embedded = embedded
+            state.startTime = startTime
             for track in state.external { track.setOffset(startTime) }
             let all = state.all
             let picks = all.map { Pick(isDefault: $0.description.isDefault, isSupported: $0.unsupportedReason == nil) }

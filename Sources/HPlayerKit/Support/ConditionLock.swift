@@ -4,6 +4,24 @@ import Glibc
 ///
 /// The building block of every queue and wait in the engine: ring buffers, the read loop's pause,
 /// the output threads. Timed waits use CLOCK_MONOTONIC so a wall-clock change never stalls playback.
+/// (`Locked` wraps one; the engine has no other lock type, so ThreadSanitizer sees every lock.)
+///
+/// ## Lock order
+/// A thread holding a lock takes only locks further down this list, and never calls into another
+/// layer while it holds one. Most locks are leaves: nothing is taken under them.
+/// 1. `Player.observers`, then `Player.lock` (`events()` looks at the machine); the observers'
+///    lock is held while an event is yielded to each stream (the stream's own lock).
+/// 2. `Player.lock`: a leaf. The machine decides under it; its effects run after it is released.
+/// 3. `FFmpegSource.lock`, `FFmpegSource.recording`, `StreamRecorder`'s lock: leaves, except that a
+///    recorder writes its file under its own lock.
+/// 4. `SubtitleTracks`' state, then `SubtitleTrack`'s (placing a file on the media's timeline).
+/// 5. A `RingBuffer`'s lock, then an `ObjectPool`'s: what is flushed or dropped from a queue is
+///    given back to its pool inside `flush` and `withContents`.
+/// 6. `OutputThread.lock`: released around each call into its renderer (`beginWork`).
+/// 7. Leaves: `AudioTempoStage.control` (the audio callback's one lock), `VideoRenderer.control`,
+///    `Track.lock`, `SubtitleSelection`'s state, `ObjectPool`'s.
+/// The audio callback takes only (7)'s `AudioTempoStage.control`, once; the master clock and the
+/// render notifier take no lock at all (atomics and a semaphore).
 public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -24,11 +42,19 @@ public final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(mutex) }
+    public func lock() {
+        #if DEBUG
+        noteLockTaken()
+        #endif
+        pthread_mutex_lock(mutex)
+    }
     public func unlock() { pthread_mutex_unlock(mutex) }
 
     @inline(__always)
     public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        #if DEBUG
+        noteLockTaken()
+        #endif
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -149,20 +149,9 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     private func stampTimes(_ frame: Frame) {
-        let avFrame = frame.avFrame.pointee
         let timeBase = track.timeBase
-        let bestEffort = avFrame.best_effort_timestamp == noTimestamp ? nil : avFrame.best_effort_timestamp
-        let durationSeconds: Double
-        switch track.kind {
-        case .video:
-            let packetDuration = avFrame.pkt_duration > 0 ? timeBase.seconds(avFrame.pkt_duration) ?? 0 : 0
-            durationSeconds = packetDuration > 0 ? packetDuration : track.nominalFrameDuration
-        case .audio:
-            durationSeconds = avFrame.sample_rate > 0 ? Double(avFrame.nb_samples) / Double(avFrame.sample_rate) : 0
-        }
-        // Rounded down so a prediction never runs ahead of the stream's own timestamps.
-        let durationTicks = Int64(saturating: durationSeconds * Double(timeBase.den) / Double(timeBase.num), rounding: .down)
-        let ticks = repair.pts(bestEffort: bestEffort, duration: durationTicks) ?? track.startTicks
+        let (ticks, durationSeconds) = repair.stamp(frame.avFrame.pointee, kind: track.kind, timeBase: timeBase,
+                                                    nominalFrameDuration: track.nominalFrameDuration, startTicks: track.startTicks)
         let segment = segments.segment(containing: ticks)
         frame.pts = timeBase.seconds(ticks) ?? 0
         frame.mediaPts = timeBase.seconds(ticks - segment.loopOffset) ?? 0
@@ -252,7 +241,7 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     private func queue(_ frame: Frame) {
-        if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.pixelFormat) {
+        if track.kind == .video, let converter = track.pixelConverter, converter.needsConversion(frame.avPixelFormat) {
             if let output = converted(frame, what: "video frame (pixel format conversion)", by: converter.convert) {
                 track.noteConvertedFrame()
                 push(output)

@@ -1,11 +1,6 @@
 import CFFmpeg
 import Synchronization
 
-public enum MediaKind: String, Sendable {
-    case video
-    case audio
-}
-
 /// What a track's decode loop is doing.
 public enum CodecState: Sendable, Equatable {
     case decoding
@@ -45,8 +40,9 @@ public final class Track: @unchecked Sendable {
     /// Where the stream ends, in seconds, when the container says.
     let declaredEnd: Double?
 
+    /// The source's and the decode loop's; the renderers go through the frame methods below.
     let packets: RingBuffer<Packet>
-    public let frames: RingBuffer<Frame>
+    let frames: RingBuffer<Frame>
     let packetPool: ObjectPool<Packet>
     /// Frames libavcodec decodes into.
     let framePool: ObjectPool<Frame>
@@ -102,8 +98,8 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Video: the pixel formats the output takes (nil: any); must come before `startDecoding`.
-    func configureVideo(acceptedPixelFormats: [AVPixelFormat]?) {
-        pixelConverter = PixelConverter(accepted: acceptedPixelFormats)
+    func configureVideo(acceptedPixelFormats: [PixelFormat]?) {
+        pixelConverter = PixelConverter(accepted: acceptedPixelFormats?.map(\.av))
     }
 
     /// Audio: the format the output takes; must come before `startDecoding`.
@@ -189,6 +185,31 @@ public final class Track: @unchecked Sendable {
         lock.withLock { dropTarget?.serial == serial ? dropTarget?.target : nil }
     }
 
+    // MARK: Frames, for the renderers
+
+    /// The next decoded frame: waiting for one with `blocking` (see `RingBuffer.pop`), else nil at once.
+    func popFrame(blocking: Bool, deadline: Double? = nil, batch: Int = 1) -> Frame? {
+        frames.pop(blocking: blocking, deadline: deadline, batch: batch)
+    }
+
+    /// Runs `body` on the queued frames, oldest first, with the queue locked: to look, and to
+    /// take or drop from the front in one step.
+    func withQueuedFrames<Result>(_ body: (inout RingBuffer<Frame>.Contents) -> Result) -> Result {
+        frames.withContents(body)
+    }
+
+    /// Makes a consumer waiting for a frame return (a switch of track, a close).
+    func wakeFrameConsumer() { frames.wakeConsumer() }
+
+    /// The frame queue has closed: no frame will come.
+    var isFrameQueueClosed: Bool { frames.isClosed }
+
+    var queuedFrameCount: Int { frames.count }
+    var frameQueueCapacity: Int { frames.capacity }
+
+    /// A frame from the pool, for a stage that makes frames of its own (stretched audio).
+    func makeFrame() -> Frame { framePool.acquire() }
+
     // MARK: Pools
 
     /// Gives a frame back once it has been presented or dropped.
@@ -205,7 +226,8 @@ public final class Track: @unchecked Sendable {
     /// Packet and frame wrappers ever made: flat in steady playback.
     public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
 
-    private static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
+    /// Pictures per second as the stream declares them (25 when it does not), or audio packets per second.
+    static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
         let parameters = stream.pointee.codecpar.pointee
         switch kind {
         case .video:

@@ -3,9 +3,10 @@ import Glibc
 /// Fills the audio output's callbacks from the audio track's frames (through its AudioTempoStage)
 /// and keeps the master clock on the sample being heard, running at the speed heard.
 ///
-/// Runs on the output's real-time thread: pops without waiting, copies, never allocates. A frame's
-/// unused remainder waits for the next callback; a gap in the timestamps (audio starting after the
-/// video, a hole in the stream) is filled with silence so sync holds.
+/// Runs on the output's real-time thread: takes one lock per callback (the stage's hand-off,
+/// `AudioTempoStage.exchange`), copies, never allocates; the clock and the notifier take none.
+/// A frame's unused remainder waits for the next callback; a gap in the timestamps (audio
+/// starting after the video, a hole in the stream) is filled with silence so sync holds.
 final class AudioRenderer: AudioRendering, @unchecked Sendable {
     /// Timestamp gaps shorter than this are rounding, not holes.
     static let gapThreshold = 0.005
@@ -14,20 +15,12 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     private let clock: MasterClock
     private let notifier: RenderNotifier
 
-    // Set by the player.
-    private let control = ConditionLock()
-    private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
-    /// The volume as a factor on the samples (1: as decoded).
-    private var gain = 1.0
-    private var wantedSerial = 0
-    private var timelineStart: Double?
-    private var reportsLoops = false
-    /// Timeline pts where an A-B loop goes back to A (when there is no picture to say so).
-    private var loopEnd: Double?
-
     // The callback's own.
+    /// Frames taken from the stage, the first being played.
+    private let local = FixedDeque<Frame>(capacity: AudioTempoStage.queueCapacity)
+    /// Frames played out, given back at the next exchange.
+    private let done = FixedDeque<Frame>(capacity: AudioTempoStage.queueCapacity * 2)
     private var serial = -1
-    private var current: Frame?
     /// Timeline pts of the next sample to write, once known.
     private var nextPts: Double?
     private var loopOffset = 0.0
@@ -36,6 +29,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
     private var loopEndReported = false
     /// Whether any sample of this serial has been written yet.
     private var hasStartedSerial = false
+    /// Locks taken by the callbacks: the most in one, and how many callbacks ran.
+    let lockProbe = CallbackLockProbe()
 
     init(stage: AudioTempoStage, clock: MasterClock, notifier: RenderNotifier) {
         self.stage = stage
@@ -45,62 +40,69 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
 
     /// The format the output chose; set before the output starts.
     func configure(format: AudioFormat) {
-        control.withLock { self.format = format }
+        stage.updateRenderSettings { $0.format = format }
     }
 
     func setGain(_ gain: Double) {
-        control.withLock { self.gain = gain }
+        stage.updateRenderSettings { $0.gain = gain }
     }
 
     func setLoopEnd(_ pts: Double?) {
-        control.withLock { loopEnd = pts }
+        stage.updateRenderSettings { $0.loopEnd = pts }
     }
 
     /// From now on play frames of `serial` only, starting the timeline at `start` when given.
     func begin(serial: Int, timelineStart start: Double?, reportsLoops: Bool) {
-        control.withLock {
-            wantedSerial = serial
-            timelineStart = start
-            self.reportsLoops = reportsLoops
+        stage.updateRenderSettings { settings in
+            settings.serial = serial
+            settings.timelineStart = start
+            settings.reportsLoops = reportsLoops
         }
     }
 
     func render(into buffer: UnsafeMutableRawPointer, sampleCount: Int, at time: Double, latency: Double) -> Double? {
-        let (wanted, start, reportsLoops, format, gain, loopEnd) = control.withLock {
-            (wantedSerial, timelineStart, self.reportsLoops, self.format, self.gain, self.loopEnd)
-        }
-        if wanted != serial { reset(to: wanted) }
-        if nextPts == nil { nextPts = start }
+        lockProbe.begin()
+        defer { lockProbe.end() }
+        var exchange = stage.exchange(done: done, local: local, wanted: sampleCount, callbackSamples: sampleCount)
+        let settings = exchange.settings
+        if settings.serial != serial { reset(to: settings.serial) }
+        if nextPts == nil { nextPts = settings.timelineStart }
+        let format = settings.format
         let rate = Double(format.sampleRate)
         let bytesPerFrame = format.bytesPerFrame
         var written = 0
         var firstPts: Double?
         var wroteTimeline = false
-        /// Nothing is left: the decoder had finished before the queue was found empty.
+        /// Nothing is left: the stage had handed over every frame of the serial.
         var isExhausted = false
+        /// Samples skipped in this callback: sound from before the timeline's start.
+        var skipped = 0
         /// Media seconds per sample of the frame being written: the speed it was stretched for.
         var secondsPerSample = 1 / rate
         while written < sampleCount {
-            if current == nil {
-                let finished = stage.hasFinished(serial: serial)
-                current = stage.nextFrame(serial: serial, callbackSamples: sampleCount)
-                isExhausted = current == nil && finished
+            guard let frame = local.first else {
+                // What was taken went on skipping: take again (only while a serial starts).
+                if exchange.isSatisfied, skipped > 0 {
+                    exchange = stage.exchange(done: done, local: local, wanted: sampleCount - written, callbackSamples: sampleCount)
+                    skipped = 0
+                    if !local.isEmpty { continue }
+                }
+                isExhausted = exchange.isExhausted
+                break
             }
-            guard let frame = current else { break }
             secondsPerSample = frame.tempo / rate
             let framePosition = frame.pts + Double(frame.consumedSamples) * secondsPerSample
             if !hasStartedSerial, let expected = nextPts, expected - framePosition > Self.gapThreshold {
                 // Sound from before the timeline's start (a seek to a key frame leaves the audio
                 // a little ahead of the picture): skipped, so the picture need not wait for it.
-                frame.consumedSamples += min(frame.sampleCount - frame.consumedSamples, Int(saturating: (expected - framePosition) / secondsPerSample))
-                if frame.consumedSamples >= frame.sampleCount {
-                    stage.recycle(frame)
-                    current = nil
-                }
+                let skip = min(frame.sampleCount - frame.consumedSamples, Int(saturating: (expected - framePosition) / secondsPerSample))
+                frame.consumedSamples += skip
+                skipped += max(1, skip)
+                if frame.consumedSamples >= frame.sampleCount { finish(frame) }
                 continue
             }
             hasStartedSerial = true
-            if let loopEnd, framePosition >= loopEnd {
+            if let loopEnd = settings.loopEnd, framePosition >= loopEnd {
                 // B reached: silence until the player's seek back to A.
                 if !loopEndReported {
                     loopEndReported = true
@@ -118,14 +120,16 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
                 continue
             }
             var count = min(frame.sampleCount - frame.consumedSamples, sampleCount - written)
-            if let loopEnd { count = min(count, max(1, Int(saturating: (loopEnd - framePosition) / secondsPerSample, rounding: .up))) }
+            if let loopEnd = settings.loopEnd {
+                count = min(count, max(1, Int(saturating: (loopEnd - framePosition) / secondsPerSample, rounding: .up)))
+            }
             if let samples = frame.plane(0) {
                 memcpy(buffer + written * bytesPerFrame, samples + frame.consumedSamples * bytesPerFrame, count * bytesPerFrame)
             } else {
                 memset(buffer + written * bytesPerFrame, 0, count * bytesPerFrame)
             }
             if firstPts == nil { firstPts = frame.mediaPts + Double(frame.consumedSamples) * secondsPerSample }
-            if reportsLoops, frame.loopPass != lastPass {
+            if settings.reportsLoops, frame.loopPass != lastPass {
                 lastPass = frame.loopPass
                 notifier.post(.loopPassed, serial: serial)
             }
@@ -134,29 +138,33 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             nextPts = framePosition + Double(count) * secondsPerSample
             loopOffset = frame.pts - frame.mediaPts
             wroteTimeline = true
-            if frame.consumedSamples >= frame.sampleCount {
-                stage.recycle(frame)
-                current = nil
-            }
+            if frame.consumedSamples >= frame.sampleCount { finish(frame) }
         }
         let trailingSilence = sampleCount - written
         if trailingSilence > 0 {
             memset(buffer + written * bytesPerFrame, 0, trailingSilence * bytesPerFrame)
         }
-        if gain != 1 { Self.scale(buffer, values: written * format.channelCount, format: format.sampleFormat, by: gain) }
+        if settings.gain != 1 { Self.scale(buffer, values: written * format.channelCount, format: format.sampleFormat, by: settings.gain) }
         if wroteTimeline, let end = nextPts {
             // The last written sample is heard at time + latency - trailing silence; what is heard
             // until then runs at the speed of the frame written last.
             let speed = secondsPerSample * rate
-            clock.set(end - (latency - Double(trailingSilence) / rate) * speed, at: time, loopOffset: loopOffset, rate: speed)
+            clock.set(end - (latency - Double(trailingSilence) / rate) * speed, at: time, loopOffset: loopOffset, rate: speed,
+                      serial: serial, by: .audio)
         } else if !isExhausted {
-            clock.freeze(at: time)  // waiting for data: time stands still
+            clock.freeze(at: time, serial: serial, by: .audio)  // waiting for data: time stands still
         }
         if isExhausted, !endReported {
             endReported = true
             notifier.post(.audioEnded, serial: serial)
         }
         return firstPts
+    }
+
+    /// The frame at the front has been played out: it goes back at the next exchange.
+    private func finish(_ frame: Frame) {
+        _ = local.popFront()
+        done.pushBack(frame)  // room for twice what `local` holds, emptied at every exchange
     }
 
     private static func scale(_ buffer: UnsafeMutableRawPointer, values: Int, format: AudioFormat.SampleFormat, by gain: Double) {
@@ -171,9 +179,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         }
     }
 
+    /// A new serial: what `local` held of the old one the exchange has already given back.
     private func reset(to newSerial: Int) {
-        if let frame = current { stage.recycle(frame) }
-        current = nil
         serial = newSerial
         nextPts = nil
         loopOffset = 0

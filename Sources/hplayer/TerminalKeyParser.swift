@@ -1,10 +1,12 @@
+import HPlayerKit
+
 /// Keys from the bytes a terminal sends: plain characters, and the escape sequences of the
 /// arrow keys (`ESC [ A` in normal mode, `ESC O A` in application mode).
-public enum TerminalKeyParser {
+enum TerminalKeyParser {
     /// The first key in `bytes` and how many bytes it took; nil while an escape sequence is
     /// incomplete. Other sequences (Delete, Ctrl-arrows, …) and bytes outside ASCII take their
     /// bytes and give a nil key.
-    public static func firstKey(in bytes: [UInt8]) -> (key: Key?, length: Int)? {
+    static func firstKey(in bytes: [UInt8]) -> (key: Key?, length: Int)? {
         guard let first = bytes.first else { return nil }
         guard first == 0x1B else {
             if first == 0x7F || first == 0x08 { return (.backspace, 1) }  // DEL or ^H, as terminals differ

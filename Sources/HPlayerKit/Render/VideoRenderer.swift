@@ -83,7 +83,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// The pts of the first frame of `serial` shown or waiting, where the timeline starts.
     func firstPts(serial: Int) -> Double? {
         if let shown = control.withLock({ self.serial == serial ? firstPresentedPts : nil }) { return shown }
-        return track.frames.withContents { frames in frames.first(where: { $0.serial == serial })?.pts }
+        return track.withQueuedFrames { frames in frames.first(where: { $0.serial == serial })?.pts }
     }
 
     /// How often a restart looks for the audio clock before it runs.
@@ -102,8 +102,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         if step, !running {
             guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
             control.withLock { stepWanted = false }
-            clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts)
-            clock.freeze(at: time)
+            clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video)
+            clock.freeze(at: time, serial: serial, by: .video)
             return VideoRefresh(frame: frame, nextDeadline: nil)
         }
         guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
@@ -111,14 +111,14 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         let mode: VideoSync.Mode = isUntimed ? .untimed : followsAudio ? .followAudio : .selfPaced
         let isFinished = track.hasFinishedDecoding(serial: serial)
         guard let now = clockTime(at: time, mode: mode) else {
-            if isFinished, track.frames.withContents({ frames in dropStale(&frames); return frames.isEmpty }) {
+            if isFinished, track.withQueuedFrames({ frames in dropStale(&frames); return frames.isEmpty }) {
                 return endOfVideo(clock: lastPresentedEnd ?? 0, at: time, rate: clock.rate)
             }
             // The first audio callback is about to set the clock: look again soon, not at the
             // next poll, so the restart frame is not held back by the order the outputs start in.
             return VideoRefresh(frame: nil, nextDeadline: firstPresentedPts == nil ? time + Self.clockWait : nil)
         }
-        let (frame, decision, isEmpty) = track.frames.withContents { frames in
+        let (frame, decision, isEmpty) = track.withQueuedFrames { frames in
             dropStale(&frames)
             let decision = VideoSync.decide(queued: frames.lazy.map(\.pts), clock: now, mode: mode, isRestart: firstPresentedPts == nil)
             for _ in 0..<decision.dropCount {
@@ -148,7 +148,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             }
             return VideoRefresh(frame: nil, nextDeadline: nil)
         }
-        if decision.resetClock { clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts) }
+        if decision.resetClock { clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video) }
         return VideoRefresh(frame: frame, nextDeadline: nextDeadline)
     }
 
@@ -177,11 +177,11 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private func clockTime(at time: Double, mode: VideoSync.Mode) -> Double? {
         if let now = clock.time(at: time) { return now }
         guard mode != .followAudio else { return nil }  // the first audio callback sets it
-        guard let start = firstPresentedPts ?? track.frames.withContents({ frames -> Double? in
+        guard let start = firstPresentedPts ?? track.withQueuedFrames({ frames -> Double? in
             dropStale(&frames)
             return frames.first?.pts
         }) else { return nil }
-        clock.set(start, at: time, loopOffset: 0)
+        clock.set(start, at: time, loopOffset: 0, serial: serial, by: .video)
         return start
     }
 
@@ -199,7 +199,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     }
 
     private func popFirst() -> Frame? {
-        track.frames.withContents { frames in
+        track.withQueuedFrames { frames in
             dropStale(&frames)
             return frames.isEmpty ? nil : frames.removeFirst()
         }

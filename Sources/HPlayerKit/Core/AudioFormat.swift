@@ -1,5 +1,3 @@
-import CFFmpeg
-
 /// The interleaved sample format an audio output takes.
 public struct AudioFormat: Equatable, Sendable, CustomStringConvertible {
     public enum SampleFormat: String, Sendable {
@@ -20,8 +18,6 @@ public struct AudioFormat: Equatable, Sendable, CustomStringConvertible {
     public var bytesPerSample: Int { sampleFormat == .int16 ? 2 : 4 }
     /// Bytes of one sample on every channel.
     public var bytesPerFrame: Int { bytesPerSample * channelCount }
-
-    var avSampleFormat: AVSampleFormat { sampleFormat == .int16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLT }
 
     public var description: String { "\(sampleFormat.rawValue) \(sampleRate) Hz \(channelCount) ch" }
 }

@@ -4,6 +4,10 @@ import Synchronization
 /// the decoded frames on untouched at 1x, and at other speeds stretches them with an
 /// AudioTempoFilter (libavfilter allocates, which the render callback may not).
 ///
+/// It is also the hand-off to the audio callback: the queue of frames for it, the renderer's
+/// settings and the frames it gives back all sit under `control`, so that a callback takes that
+/// one lock, once (`exchange`), and no other.
+///
 /// How far it runs ahead of the output is a trade: a cushion against the thread being scheduled
 /// late, against how soon a new speed is heard. At 1x it keeps a callback and `passthroughLead`
 /// ahead, and a change from 1x takes back the unstretched frames queued past the next callback to
@@ -20,14 +24,20 @@ final class AudioTempoStage: @unchecked Sendable {
     static let stretchedLead = 0.01
     /// What a change from 1x leaves queued past the next callback.
     static let reclaimMargin = 0.005
+    /// Frames queued for the renderer at most: the lead is a fraction of it.
+    static let queueCapacity = 64
 
+    private let control = ConditionLock()
+    // Under `control`.
     /// The audio track it takes frames from: another after a switch of audio stream.
     private var trackValue: Track
     /// The output's format, which the track converts to; set at `start`.
     private var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
-    private let output = RingBuffer<Frame>(capacity: 64)
-
-    private let control = ConditionLock()
+    /// The frames for the renderer, in order.
+    private let output = FixedDeque<Frame>(capacity: queueCapacity)
+    /// Frames the renderer has finished with, for the stage thread to give back to the track.
+    private let returned = FixedDeque<Frame>(capacity: queueCapacity * 4)
+    private var renderSettings = AudioRenderSettings()
     private var wantedTempo = 1.0
     /// A new speed was asked for: the stage takes its next frame now, full queue or not.
     private var isTempoChanged = false
@@ -48,6 +58,8 @@ final class AudioTempoStage: @unchecked Sendable {
     /// Timeline pts where the input taken so far ends.
     private var takenEnd: Double?
     private var hasWarned = false
+    /// Returned frames on their way back to the track, outside the lock.
+    private let recycling = FixedDeque<Frame>(capacity: queueCapacity * 4)
 
     private struct Segment {
         var start = 0.0
@@ -70,7 +82,7 @@ final class AudioTempoStage: @unchecked Sendable {
             defer { trackValue = new }
             return trackValue
         }
-        old.frames.wakeConsumer()  // in case the stage waits on the old track
+        old.wakeFrameConsumer()  // in case the stage waits on the old track
     }
 
     func start(format: AudioFormat) {
@@ -84,25 +96,29 @@ final class AudioTempoStage: @unchecked Sendable {
             isClosed = true
             control.broadcast()
         }
-        track.frames.wakeConsumer()  // in case it waits for a frame
+        track.wakeFrameConsumer()  // in case it waits for a frame
         thread?.join()
         thread = nil
         filter = nil
-        output.flush(track.recycle)
+        let track = self.track
+        control.withLock {
+            recycling.takeAll(from: output)
+            recycling.takeAll(from: returned)
+        }
+        while let frame = recycling.popFront() { track.recycle(frame) }
     }
 
     /// Gives back what is queued for the renderer (a seek: none of it will be heard), so the
     /// stage takes the new position's frames at once instead of waiting for room.
     func flush() {
-        var removed = 0
-        output.flush { frame in
-            removed += frame.sampleCount - frame.consumedSamples
-            track.recycle(frame)
-        }
-        control.withLock {
-            queuedSamples -= removed
+        let flushed = FixedDeque<Frame>(capacity: Self.queueCapacity)
+        let track = control.withLock {
+            flushed.takeAll(from: output)
+            queuedSamples = 0
             control.broadcast()
+            return trackValue
         }
+        while let frame = flushed.popFront() { track.recycle(frame) }
     }
 
     /// Media seconds per second heard, from the next frame the stage takes on.
@@ -114,37 +130,61 @@ final class AudioTempoStage: @unchecked Sendable {
         }
     }
 
-    // MARK: For the renderer (its real-time thread)
-
-    /// The next frame of `serial`, or nil at once; frames of other serials are dropped.
-    func nextFrame(serial: Int, callbackSamples samples: Int) -> Frame? {
-        while let frame = output.pop(blocking: false) {
-            let count = frame.sampleCount - frame.consumedSamples
-            control.withLock {
-                queuedSamples -= count
-                callbackSamples = samples
-                if queuedSamples < lead { control.broadcast() }
-            }
-            if frame.serial == serial { return frame }
-            track.recycle(frame)
-        }
-        return nil
+    /// Changes what the renderer reads at its next callback.
+    func updateRenderSettings(_ change: (inout AudioRenderSettings) -> Void) {
+        control.withLock { change(&renderSettings) }
     }
 
-    func recycle(_ frame: Frame) { track.recycle(frame) }
+    // MARK: For the renderer (its real-time thread)
 
-    /// True once every frame of `serial` has been handed on.
-    func hasFinished(serial: Int) -> Bool {
-        finishedSerial.load(ordering: .acquiring) == serial
+    /// The audio callback's one lock. Gives back the frames the renderer is done with, reads its
+    /// settings, drops what `local` holds of other serials, and tops `local` up from the queue
+    /// with frames of the wanted serial until it holds `wanted` samples. Nothing allocates.
+    func exchange(done: FixedDeque<Frame>, local: FixedDeque<Frame>, wanted: Int, callbackSamples samples: Int) -> AudioExchange {
+        control.lock()
+        defer { control.unlock() }
+        returned.takeAll(from: done)
+        let settings = renderSettings
+        var held = 0
+        for _ in 0..<local.count {
+            guard let frame = local.popFront() else { break }
+            if frame.serial == settings.serial {
+                held += frame.sampleCount - frame.consumedSamples
+                local.pushBack(frame)
+            } else if !returned.pushBack(frame) {
+                done.pushBack(frame)
+            }
+        }
+        while held < wanted, !local.isFull, let frame = output.popFront() {
+            let count = frame.sampleCount - frame.consumedSamples
+            queuedSamples -= count
+            if frame.serial == settings.serial {
+                held += count
+                local.pushBack(frame)
+            } else if !returned.pushBack(frame) {
+                done.pushBack(frame)
+            }
+        }
+        callbackSamples = samples
+        if queuedSamples < lead { control.broadcast() }
+        let isFinished = finishedSerial.load(ordering: .acquiring) == settings.serial
+        return AudioExchange(settings: settings, isSatisfied: held >= wanted, isExhausted: isFinished && output.isEmpty)
     }
 
     /// Timeline pts of the first sample of `serial` still to be heard, queued here or in the track.
     func firstQueuedPosition(serial: Int) -> Double? {
-        let rate = Double(control.withLock { format.sampleRate })
-        func position(_ frames: inout RingBuffer<Frame>.Contents) -> Double? {
+        let (queued, rate, track) = control.withLock { () -> (Double?, Double, Track) in
+            let rate = Double(format.sampleRate)
+            for index in 0..<output.count where output[index].serial == serial {
+                let frame = output[index]
+                return (frame.pts + Double(frame.consumedSamples) * frame.tempo / rate, rate, trackValue)
+            }
+            return (nil, rate, trackValue)
+        }
+        if let queued { return queued }
+        return track.withQueuedFrames { frames in
             frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) * $0.tempo / rate }
         }
-        return output.withContents(position) ?? track.frames.withContents(position)
     }
 
     // MARK: The stage thread
@@ -157,9 +197,10 @@ final class AudioTempoStage: @unchecked Sendable {
     private func run() {
         while waitForRoom() {
             let source = track
+            while let frame = recycling.popFront() { source.recycle(frame) }
             // Empty-handed: closed, replaced, or woken because the decoder has finished a serial.
-            guard let frame = source.frames.pop(blocking: true) else {
-                if source.frames.isClosed, source === track { return }
+            guard let frame = source.popFrame(blocking: true) else {
+                if source.isFrameQueueClosed, source === track { return }
                 if source === track, let finished = source.decodingFinishedSerial { finishSerial(finished) }
                 continue
             }
@@ -172,6 +213,7 @@ final class AudioTempoStage: @unchecked Sendable {
         control.withLock {
             while !isClosed, !isTempoChanged, queuedSamples >= lead { control.wait() }
             isTempoChanged = false
+            recycling.takeAll(from: returned)
             return !isClosed
         }
     }
@@ -216,23 +258,23 @@ final class AudioTempoStage: @unchecked Sendable {
     /// From 1x to another speed: the frames of `frame`'s serial and pass queued unstretched past
     /// what the next callback needs come back, oldest first, to be stretched before it.
     private func reclaimUnstretched(before frame: Frame) -> [Frame] {
-        let keep = control.withLock { callbackSamples } + Int(Self.reclaimMargin * Double(format.sampleRate))
-        let reclaimed: [Frame] = output.withContents { frames in
+        control.withLock {
+            let keep = callbackSamples + Int(Self.reclaimMargin * Double(format.sampleRate))
             var kept = 0
             var keptCount = 0
-            while keptCount < frames.count, kept < keep {
-                kept += frames[keptCount].sampleCount - frames[keptCount].consumedSamples
+            while keptCount < output.count, kept < keep {
+                kept += output[keptCount].sampleCount - output[keptCount].consumedSamples
                 keptCount += 1
             }
             var back: [Frame] = []  // at a change of speed, not per frame
-            while frames.count > keptCount, let last = frames.last, last.serial == frame.serial, last.loopPass == frame.loopPass {
-                back.append(frames.removeLast())
+            while output.count > keptCount {
+                let last = output[output.count - 1]
+                guard last.serial == frame.serial, last.loopPass == frame.loopPass, let removed = output.popBack() else { break }
+                back.append(removed)
+                queuedSamples -= removed.sampleCount - removed.consumedSamples
             }
             return back.reversed()
         }
-        let count = reclaimed.reduce(0) { $0 + $1.sampleCount - $1.consumedSamples }
-        control.withLock { queuedSamples -= count }
-        return reclaimed
     }
 
     /// Puts `frame`, which follows what the filter has had, through the filter for `tempo`
@@ -270,7 +312,7 @@ final class AudioTempoStage: @unchecked Sendable {
         do {
             try current.finish()
             while true {
-                let chunk = track.framePool.acquire()
+                let chunk = track.makeFrame()
                 guard try current.receive(into: chunk, count: Self.chunkSamples) else {
                     track.recycle(chunk)
                     break
@@ -294,7 +336,7 @@ final class AudioTempoStage: @unchecked Sendable {
     private func pull() throws(FFmpegError) {
         guard let filter else { return }
         while true {
-            let chunk = track.framePool.acquire()
+            let chunk = track.makeFrame()
             guard try filter.receive(into: chunk, count: Self.chunkSamples) else {
                 track.recycle(chunk)
                 return
@@ -330,7 +372,32 @@ final class AudioTempoStage: @unchecked Sendable {
 
     private func push(_ frame: Frame) {
         finishedSerial.store(-1, ordering: .releasing)
-        control.withLock { queuedSamples += frame.sampleCount - frame.consumedSamples }
-        _ = output.push(frame)  // never full: the lead is a fraction of its capacity
+        control.withLock {
+            queuedSamples += frame.sampleCount - frame.consumedSamples
+            output.pushBack(frame)  // never full: the lead is a fraction of its capacity
+        }
     }
+}
+
+/// What the renderer plays by, set by the player and read at each callback.
+struct AudioRenderSettings {
+    var format = AudioFormat(sampleFormat: .float32, sampleRate: 48000, channelCount: 2)
+    /// The volume as a factor on the samples (1: as decoded).
+    var gain = 1.0
+    /// Frames of this serial only are played.
+    var serial = 0
+    /// Where the serial's timeline starts, when the player has said.
+    var timelineStart: Double?
+    var reportsLoops = false
+    /// Timeline pts where an A-B loop goes back to A (when there is no picture to say so).
+    var loopEnd: Double?
+}
+
+/// What one `exchange` gives the renderer besides the frames.
+struct AudioExchange {
+    var settings: AudioRenderSettings
+    /// The frames held reached what was wanted: the queue may hold more.
+    var isSatisfied: Bool
+    /// Every frame of the serial has been handed over: once `local` is empty, the sound has ended.
+    var isExhausted: Bool
 }

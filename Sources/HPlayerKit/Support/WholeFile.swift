@@ -3,9 +3,9 @@ import Glibc
 /// Puts a file in place whole or not at all: the bytes go to a temporary file in the same
 /// folder, which takes the file's name once written and synced. A failure leaves no part of a
 /// file behind, and any file already at the name as it was.
-enum WholeFile {
+public enum WholeFile {
     /// Writes `bytes` to `path`, replacing any file there.
-    static func write(_ bytes: [UInt8], to path: String) throws(MediaError) {
+    public static func write(_ bytes: [UInt8], to path: String) throws(MediaError) {
         let (temporary, descriptor) = try createTemporary(beside: path)
         var failure: MediaError?
         do {

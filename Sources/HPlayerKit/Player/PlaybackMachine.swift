@@ -1,0 +1,393 @@
+/// Playback's decisions as a pure state machine: the player feeds it what happened (a request,
+/// a source's report, a renderer's note) and applies the effects it returns, in order and outside
+/// the player's lock (PlayerEffects.swift). Nothing here calls out or reads a clock: what an
+/// event needs to know (where the clock stands, the pts of the first picture shown) comes with it.
+///
+/// Its two public machines are `playback` (idle, playing, paused, seeking, finished, stopped) and
+/// `load` (idle, loading, playable); each played stream has a status besides, in mpv's words.
+struct PlaybackMachine: Equatable {
+    /// Where one played stream stands.
+    enum StreamStatus: String, Sendable {
+        /// A seek was asked: waiting for the first frame at its target.
+        case syncing
+        /// Buffering: not enough read and decoded to play.
+        case filling
+        /// Enough to play, but not rendering (paused, or asked to play and about to).
+        case ready
+        case playing
+        /// Playing what is queued: the input has been read to its end.
+        case draining
+        /// Its renderer has played its last frame.
+        case eof
+    }
+
+    enum Lifecycle: Equatable {
+        case idle, opening, open, closed
+    }
+
+    enum Event: Equatable {
+        case prepare
+        case opened(MediaInfo, hasAudio: Bool, hasVideo: Bool)
+        case failed(MediaError)
+        /// The source's buffering evaluation for the frames of `serial`.
+        case evaluated(BufferingReport, loadState: LoadState, serial: Int)
+        /// `clock`: seconds from the start where the clock stands, nil while it has no time.
+        case play(clock: Double?)
+        case pause
+        /// `mode` nil: the player's default.
+        case seek(to: Double, mode: SeekMode?)
+        /// Another audio stream (the container's index), picked up where the clock stands.
+        case selectAudio(stream: Int, clock: Double?)
+        /// `shown`: the media pts of the picture on screen, if any.
+        case step(forward: Bool, shown: Double?)
+        case setLooping(Bool)
+        case setVolume(Int)
+        case setMuted(Bool)
+        case setABLoop(ABLoop)
+        case setSpeed(Double)
+        case close
+        /// A renderer's note about `serial`. `firstPicture`: the pts of the first picture shown
+        /// for that serial, when one has been.
+        case rendered(RenderNotifier.Note, serial: Int, firstPicture: Double?)
+    }
+
+    /// The renderer that shows where playback stands: the picture, or the sound when there is none.
+    enum Stage: Equatable {
+        case audio, video
+    }
+
+    enum Effect: Equatable {
+        case openSource
+        /// Seek the source, drop what the stages hold, and invalidate the clock under `serial`.
+        case seekSource(to: Double, mode: SeekMode, serial: Int)
+        case switchAudio(stream: Int)
+        /// The renderers take frames of `serial` only from now on.
+        case beginSerial(Int, audioReportsLoops: Bool)
+        /// Start the outputs and render loops. `timelineOf`: the serial whose timeline starts now
+        /// (at the first picture after a seek, else at the earliest first frame); nil: the clock
+        /// resumes where it stood.
+        case startRendering(timelineOf: Int?, afterSeek: Bool, followsAudio: Bool)
+        case stopRendering(followsAudio: Bool)
+        /// Show the first frame of the serial though playback is paused.
+        case showPreview
+        /// Show the next frame and stay paused.
+        case showStep
+        case stopFollowingAudio
+        case setGain(Double)
+        /// An A-B loop's B in media pts (nil: none), on the renderer that shows the position.
+        case setLoopEnd(Double?, on: Stage)
+        case setTempo(Double)
+        case setClockRate(Double)
+        case emit(PlayerEvent)
+        /// Playback has ended: `finished`, with an error when nothing could be decoded.
+        case emitEnd
+    }
+
+    struct Configuration: Equatable {
+        var seekMode = SeekMode.keyframe
+        var isUntimed = false
+    }
+
+    let configuration: Configuration
+
+    private(set) var lifecycle = Lifecycle.idle
+    private(set) var playback = PlaybackState.idle
+    private(set) var load = LoadState.idle
+    private(set) var info: MediaInfo?
+    /// nil: the media has no such stream played.
+    private(set) var audio: StreamStatus?
+    private(set) var video: StreamStatus?
+    /// What the user last asked for: play (true) or pause.
+    private(set) var wantsToPlay = false
+    /// The serial of the latest seek: only its frames and reports count.
+    private(set) var serial = 0
+    /// The target of a seek that has not landed yet.
+    private(set) var seekTarget: Double?
+    /// Whether any seek has been asked since opening (the timeline then starts at the picture).
+    private(set) var hasSeeked = false
+    /// Whether `started` (or a seek's `seekDone`) has been told since opening.
+    private(set) var hasStarted = false
+    /// The serial whose timeline has begun, and the serial whose first picture has been shown.
+    private(set) var timelineSerial = -1
+    private(set) var presentedSerial = -1
+    /// Where playback stands while the clock has no time (after a seek, before playing).
+    private(set) var restingPosition = 0.0
+    /// A forward frame step moved the picture on while the sound stood still: playing again
+    /// seeks to the frame shown, so both start there.
+    private(set) var isStepped = false
+    private(set) var isRendering = false
+    private(set) var isInputFinished = false
+    private(set) var loopCount = 0
+    private(set) var bufferedDuration = 0.0
+    private(set) var lastProgress = -1
+    private(set) var isLooping: Bool
+    private(set) var volume = 100
+    private(set) var isMuted = false
+    private(set) var abLoop: ABLoop
+    private(set) var speed: Double
+
+    private var effects: [Effect] = []
+
+    init(configuration: Configuration = Configuration(), isLooping: Bool = false, abLoop: ABLoop = ABLoop(), speed: Double = 1) {
+        self.configuration = configuration
+        self.isLooping = isLooping
+        self.abLoop = abLoop
+        self.speed = PlaybackSpeed.clamped(speed)
+    }
+
+    var hasAudio: Bool { audio != nil }
+    var hasVideo: Bool { video != nil }
+    var startTime: Double { info?.startTime ?? 0 }
+
+    /// The volume as a factor on the samples: the cube of mpv's 0...100, so steps sound even.
+    var gain: Double {
+        let level = Double(volume) / 100
+        return isMuted ? 0 : level * level * level
+    }
+
+    mutating func handle(_ event: Event) -> [Effect] {
+        effects = []
+        if lifecycle == .closed { return [] }
+        switch event {
+        case .prepare: prepare()
+        case let .opened(info, hasAudio, hasVideo): opened(info, hasAudio: hasAudio, hasVideo: hasVideo)
+        case let .failed(error): failed(error)
+        case let .evaluated(report, loadState, serial): evaluated(report, loadState: loadState, serial: serial)
+        case let .play(clock): play(clock: clock)
+        case .pause: pause()
+        case let .seek(position, mode): seek(to: position, mode: mode ?? configuration.seekMode)
+        case let .selectAudio(stream, clock):
+            effects.append(.switchAudio(stream: stream))
+            // The new stream's packets were not kept: read again from here, as mpv's refresh seek.
+            seek(to: position(clock: clock), mode: .exact)
+        case let .step(forward, shown): step(forward: forward, shown: shown)
+        case let .setLooping(looping): isLooping = looping
+        case let .setVolume(volume):
+            self.volume = min(100, max(0, volume))
+            effects.append(.setGain(gain))
+        case let .setMuted(muted):
+            isMuted = muted
+            effects.append(.setGain(gain))
+        case let .setABLoop(loop):
+            abLoop = loop
+            applyLoopEnd()
+        case let .setSpeed(speed): setSpeed(speed)
+        case .close: close()
+        case let .rendered(note, serial, firstPicture):
+            if serial == self.serial { rendered(note, firstPicture: firstPicture) }
+        }
+        updateStreamStatus()
+        return effects
+    }
+
+    // MARK: Requests
+
+    private mutating func prepare() {
+        guard lifecycle == .idle else { return }
+        lifecycle = .opening
+        setLoad(.loading)
+        effects.append(.openSource)
+    }
+
+    private mutating func play(clock: Double?) {
+        wantsToPlay = true
+        switch playback {
+        case .paused where isStepped: seek(to: position(clock: clock), mode: .exact)
+        case .idle, .paused: setPlayback(.playing)
+        case .finished: seek(to: 0, mode: configuration.seekMode)
+        case .playing, .seeking, .stopped: break
+        }
+        updateRendering()
+    }
+
+    private mutating func pause() {
+        wantsToPlay = false
+        if playback == .playing || playback == .idle { setPlayback(.paused) }
+        updateRendering()
+    }
+
+    private mutating func step(forward: Bool, shown: Double?) {
+        guard lifecycle == .open, hasVideo else { return }
+        wantsToPlay = false
+        if playback == .playing { setPlayback(.paused) }
+        updateRendering()
+        if !forward, let shown {
+            seek(to: shown - startTime, mode: .frameBefore)
+        } else if forward, playback == .paused {
+            isStepped = true
+            effects.append(.showStep)
+        }
+    }
+
+    private mutating func setSpeed(_ newSpeed: Double) {
+        speed = PlaybackSpeed.clamped(newSpeed)
+        effects.append(.setTempo(speed))
+        // With sound, the audio renderer moves the clock to the new rate as it is heard.
+        if !hasAudio || audio == .eof { effects.append(.setClockRate(speed)) }
+    }
+
+    private mutating func close() {
+        lifecycle = .closed
+        updateRendering()
+        setPlayback(.stopped)
+    }
+
+    /// Seconds from the start where playback stands: the clock, or where it rests.
+    private func position(clock: Double?) -> Double { clock ?? restingPosition }
+
+    private mutating func seek(to position: Double, mode: SeekMode) {
+        var target = max(0, position)
+        if let duration = info?.duration, target > duration { target = isLooping ? 0 : duration }
+        // Rendering stops first, so no callback in progress sets the clock after it is reset.
+        setLoad(.loading)
+        setPlayback(.seeking)
+        updateRendering()
+        serial += 1
+        effects.append(.seekSource(to: target, mode: mode, serial: serial))
+        seekTarget = target
+        hasSeeked = true
+        isStepped = false
+        isInputFinished = false
+        if hasAudio { audio = .syncing }
+        if hasVideo { video = .syncing }
+        effects.append(.beginSerial(serial, audioReportsLoops: !hasVideo))
+    }
+
+    // MARK: The source's reports
+
+    private mutating func opened(_ info: MediaInfo, hasAudio: Bool, hasVideo: Bool) {
+        guard lifecycle == .opening else { return }
+        lifecycle = .open
+        self.info = info
+        audio = hasAudio ? .filling : nil
+        video = hasVideo ? .filling : nil
+        effects.append(.setGain(gain))
+        applyLoopEnd()
+        effects.append(.beginSerial(serial, audioReportsLoops: !hasVideo))
+        effects.append(.emit(.prepared(info)))
+    }
+
+    private mutating func failed(_ error: MediaError) {
+        setLoad(.idle)
+        setPlayback(.finished)
+        effects.append(.emit(.finished(error)))
+    }
+
+    private mutating func evaluated(_ report: BufferingReport, loadState: LoadState, serial: Int) {
+        guard serial == self.serial else { return }
+        bufferedDuration = report.bufferedDuration
+        isInputFinished = report.isInputFinished
+        setLoad(loadState)
+        if load == .loading, report.progress != lastProgress {
+            lastProgress = report.progress
+            effects.append(.emit(.bufferingProgress(percent: report.progress, buffered: report.bufferedDuration)))
+        }
+        if load == .playable { becamePlayable() }
+        updateRendering()
+    }
+
+    private mutating func becamePlayable() {
+        if seekTarget != nil, !hasVideo { seekLanded(firstPicture: nil) }
+        let willRender = playback == .playing || (playback == .seeking && wantsToPlay)
+        // Asked again at each evaluation until shown: the frame may still be decoding.
+        if !willRender, presentedSerial != serial, hasVideo { effects.append(.showPreview) }
+    }
+
+    // MARK: The renderers' notes
+
+    private mutating func rendered(_ note: RenderNotifier.Note, firstPicture: Double?) {
+        switch note {
+        case .firstFramePresented:
+            presentedSerial = serial
+            if seekTarget != nil { seekLanded(firstPicture: firstPicture) } else { startedIfFirst() }
+        case .loopPassed:
+            loopCount += 1
+            effects.append(.emit(.loopDone(count: loopCount)))
+        case .loopEndReached:
+            guard abLoop.isActive, let a = abLoop.a else { return }
+            loopCount += 1
+            effects.append(.emit(.loopDone(count: loopCount)))
+            seek(to: a, mode: .exact)
+        case .audioEnded:
+            guard hasAudio else { return }
+            audio = .eof
+            if hasVideo { effects.append(.stopFollowingAudio) }
+            endIfEverythingPlayed(firstPicture: firstPicture)
+        case .videoEnded:
+            guard hasVideo else { return }
+            video = .eof
+            endIfEverythingPlayed(firstPicture: firstPicture)
+        }
+    }
+
+    private mutating func seekLanded(firstPicture: Double?) {
+        let landed = max(0, firstPicture.map { $0 - startTime } ?? seekTarget ?? 0)
+        seekTarget = nil
+        hasStarted = true
+        restingPosition = landed
+        effects.append(.emit(.seekDone(position: landed)))
+        setPlayback(wantsToPlay ? .playing : .paused)
+    }
+
+    private mutating func startedIfFirst() {
+        guard !hasStarted else { return }
+        hasStarted = true
+        effects.append(.emit(.started(position: restingPosition)))
+    }
+
+    private mutating func endIfEverythingPlayed(firstPicture: Double?) {
+        guard audio == nil || audio == .eof, video == nil || video == .eof, playback != .finished else { return }
+        if seekTarget != nil { seekLanded(firstPicture: firstPicture) }
+        setPlayback(.finished)
+        updateRendering()
+        effects.append(.emitEnd)
+    }
+
+    // MARK: Derived decisions
+
+    /// The render loops run only while playing and playable. Untimed playback waits for
+    /// nothing: its renderers take frames as they come.
+    private mutating func updateRendering() {
+        let shouldRender = lifecycle != .closed && (load == .playable || (configuration.isUntimed && info != nil))
+            && (playback == .playing || (playback == .seeking && wantsToPlay))
+        guard shouldRender != isRendering else { return }
+        isRendering = shouldRender
+        let followsAudio = hasAudio && audio != .eof
+        guard shouldRender else { return effects.append(.stopRendering(followsAudio: followsAudio)) }
+        let beginsTimeline = timelineSerial != serial
+        timelineSerial = serial
+        effects.append(.startRendering(timelineOf: beginsTimeline ? serial : nil, afterSeek: hasSeeked, followsAudio: followsAudio))
+        if !hasVideo { startedIfFirst() }
+    }
+
+    private mutating func applyLoopEnd() {
+        let end = abLoop.isActive ? abLoop.b.map { $0 + startTime } : nil
+        effects.append(.setLoopEnd(end, on: hasVideo ? .video : .audio))
+    }
+
+    /// Each stream's status, from where the seek, the buffering and the rendering stand.
+    private mutating func updateStreamStatus() {
+        func status(_ current: StreamStatus?) -> StreamStatus? {
+            guard let current, current != .eof else { return current }
+            if seekTarget != nil { return .syncing }
+            if load != .playable { return .filling }
+            if !isRendering { return .ready }
+            return isInputFinished ? .draining : .playing
+        }
+        audio = status(audio)
+        video = status(video)
+    }
+
+    private mutating func setPlayback(_ state: PlaybackState) {
+        guard state != playback else { return }
+        playback = state
+        effects.append(.emit(.playbackStateChanged(state)))
+    }
+
+    private mutating func setLoad(_ state: LoadState) {
+        guard state != load else { return }
+        load = state
+        if state == .loading { lastProgress = -1 }
+        effects.append(.emit(.loadStateChanged(state)))
+    }
+}

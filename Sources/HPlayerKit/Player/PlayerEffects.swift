@@ -1,0 +1,173 @@
+/// Where the machine's effects are applied: one thread at a time, in the order they were decided,
+/// with the player's lock released, so that opening, starting and pausing the outputs or seeking
+/// the source never happen under it.
+extension Player {
+    /// Hands `event` to the machine and applies what it decides, unless another thread is
+    /// applying already: that thread then applies these after its own.
+    func perform(_ event: PlaybackMachine.Event) {
+        let applies = lock.withLock {
+            pendingEffects.append(contentsOf: machine.handle(event))
+            guard !isApplying, !pendingEffects.isEmpty else { return false }
+            isApplying = true
+            return true
+        }
+        if applies { applyPendingEffects() }
+    }
+
+    /// Queues what the machine decides on `event`; for the thread applying effects.
+    func decide(_ event: PlaybackMachine.Event) {
+        lock.withLock { pendingEffects.append(contentsOf: machine.handle(event)) }
+    }
+
+    /// Makes the calling thread the one applying effects, once the one before has finished,
+    /// and returns the playback speed. Throws when the player has closed (which does not wait
+    /// for this, so a source's open is not held up by a close that joins its thread).
+    func beginExclusive() throws(MediaError) -> Double {
+        let speed: Double? = lock.withLock {
+            while isApplying, machine.lifecycle != .closed { lock.wait() }
+            guard machine.lifecycle != .closed else { return nil }
+            isApplying = true
+            return machine.speed
+        }
+        guard let speed else { throw MediaError(input: url, reason: "closed") }
+        return speed
+    }
+
+    /// Applies the queued effects in order until none is left, then lets another thread apply.
+    func applyPendingEffects() {
+        while let effect = nextEffect() { apply(effect) }
+    }
+
+    private func nextEffect() -> PlaybackMachine.Effect? {
+        lock.withLock {
+            guard !pendingEffects.isEmpty else {
+                isApplying = false
+                lock.broadcast()
+                return nil
+            }
+            return pendingEffects.removeFirst()
+        }
+    }
+
+    public func close() {
+        let isFirst = lock.withLock {
+            defer { isClosing = true }
+            return !isClosing
+        }
+        guard isFirst else { return }
+        perform(.close)
+        // What was decided before the close is applied before anything is closed under it.
+        let audioTempo = lock.withLock {
+            while isApplying { lock.wait() }
+            return self.audioTempo
+        }
+        audioOutput.close()
+        videoOutput.close()
+        audioTempo?.close()  // before the tracks close under it
+        source.close()
+        notifier?.close()
+        let finishing = observers.withLock { observers in
+            defer { observers.removeAll() }
+            return observers
+        }
+        for observer in finishing { observer.finish() }
+    }
+
+    private func apply(_ effect: PlaybackMachine.Effect) {
+        let (audioRenderer, audioTempo, videoRenderer) = lock.withLock { (self.audioRenderer, self.audioTempo, self.videoRenderer) }
+        switch effect {
+        case .openSource:
+            source.open(delegate: self)
+        case let .seekSource(target, mode, serial):
+            source.seek(to: target, mode: mode, serial: serial)
+            audioTempo?.flush()
+            clock.invalidate(serial: serial)
+        case let .switchAudio(stream):
+            source.switchAudio(toStream: stream)
+        case let .beginSerial(serial, audioReportsLoops):
+            audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: audioReportsLoops)
+            videoRenderer?.begin(serial: serial)
+        case let .startRendering(timelineSerial, afterSeek, followsAudio):
+            if let timelineSerial {
+                audioRenderer?.begin(serial: timelineSerial, timelineStart: timelineStart(serial: timelineSerial, afterSeek: afterSeek),
+                                     reportsLoops: videoRenderer == nil)
+            } else {
+                clock.resume(at: MonotonicClock.now())
+            }
+            videoRenderer?.setRunning(true, followsAudio: followsAudio, reportsLoops: true)
+            if videoRenderer != nil { videoOutput.start() }
+            if audioRenderer != nil { audioOutput.start() }
+        case let .stopRendering(followsAudio):
+            if audioRenderer != nil { audioOutput.pause() }
+            if videoRenderer != nil { videoOutput.pause() }
+            videoRenderer?.setRunning(false, followsAudio: followsAudio, reportsLoops: true)
+            clock.freeze(at: MonotonicClock.now())
+        case .showPreview:
+            videoRenderer?.requestPreview()
+            videoOutput.requestRefresh()
+        case .showStep:
+            videoRenderer?.requestStep()
+            videoOutput.requestRefresh()
+        case .stopFollowingAudio:
+            videoRenderer?.stopFollowingAudio()
+        case let .setGain(gain):
+            audioRenderer?.setGain(gain)
+        case let .setLoopEnd(end, .video):
+            videoRenderer?.setLoopEnd(end)
+        case let .setLoopEnd(end, .audio):
+            audioRenderer?.setLoopEnd(end)
+        case let .setTempo(speed):
+            audioTempo?.setTempo(speed)
+        case let .setClockRate(speed):
+            clock.setRate(speed, at: MonotonicClock.now())
+        case let .emit(event):
+            emit(event)
+        case .emitEnd:
+            emit(.finished(nothingDecoded()))
+        }
+    }
+
+    /// Where the timeline of a new serial starts. At the opening, the earliest first frame of its
+    /// tracks, so audio that starts later than the video begins with silence instead of dragging
+    /// it along. After a seek, the first picture when there is one, as mpv does: a seek to a key
+    /// frame leaves the audio up to a few frames ahead of it, and that sound is skipped rather than
+    /// making the picture wait.
+    private func timelineStart(serial: Int, afterSeek: Bool) -> Double? {
+        let (videoRenderer, audioTempo) = lock.withLock { (self.videoRenderer, self.audioTempo) }
+        let video = videoRenderer?.firstPts(serial: serial)
+        // Where the first sample to be played lies: after what an exact seek trimmed.
+        let audio = audioTempo?.firstQueuedPosition(serial: serial)
+        switch (video, audio) {
+        case let (video?, audio?): return afterSeek ? video : min(video, audio)
+        case let (video?, nil): return video
+        case let (nil, audio?): return audio
+        case (nil, nil): return nil
+        }
+    }
+
+    /// The error for media in which no played stream decoded a single frame (mpv: "Errors
+    /// when loading file"); nil when one did.
+    private func nothingDecoded() -> MediaError? {
+        let tracks = lock.withLock { [videoTrack, audioTrack] }.compactMap { $0 }
+        let reasons = tracks.compactMap(\.nothingDecodedReason)
+        guard !tracks.isEmpty, reasons.count == tracks.count else { return nil }
+        return MediaError(input: url, reason: reasons[0])
+    }
+
+    /// Yields to every observer; one whose stream has ended is dropped here. (No onTermination
+    /// handler: it would take the observers' lock while the stream holds its own, against the
+    /// order used here.)
+    private func emit(_ event: PlayerEvent) {
+        switch event {
+        case let .playbackStateChanged(state): Log.player.debug("playback → \(state)")
+        case let .loadStateChanged(state): Log.player.debug("load → \(state)")
+        default: break
+        }
+        observers.withLock { observers in
+            observers.removeAll { observer in
+                if case .terminated = observer.yield(event) { return true }
+                return false
+            }
+        }
+    }
+}

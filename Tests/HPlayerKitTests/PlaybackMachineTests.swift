@@ -1,0 +1,209 @@
+import Testing
+@testable import HPlayerKit
+
+/// The playback machine by table: each row plays a sequence of events from a fresh machine and
+/// names the effects of its last event and where the machine then stands.
+@Suite struct PlaybackMachineTests {
+    typealias Event = PlaybackMachine.Event
+    typealias Effect = PlaybackMachine.Effect
+
+    static let info = MediaInfo(url: "clip.mkv", container: "matroska", containerLongName: "Matroska", duration: 10,
+                                startTime: 1, bitRate: nil, streams: [])
+    static let loading = BufferingReport(bufferedDuration: 0.2, isPlayable: false, isStarved: false, progress: 40)
+    static let playable = BufferingReport(bufferedDuration: 2, isPlayable: true, isStarved: false, progress: 100)
+    static let atEnd = BufferingReport(bufferedDuration: 1, isPlayable: true, isStarved: false, progress: 100, isInputFinished: true)
+
+    /// Opened with sound and picture, the first evaluation playable.
+    static let openedAV: [Event] = [.prepare, .opened(info, hasAudio: true, hasVideo: true), .evaluated(playable, loadState: .playable, serial: 0)]
+    static let openedAudio: [Event] = [.prepare, .opened(info, hasAudio: true, hasVideo: false), .evaluated(playable, loadState: .playable, serial: 0)]
+    /// Opened, played, and its first picture shown.
+    static let playingAV: [Event] = openedAV + [.play(clock: nil), .rendered(.firstFramePresented, serial: 0, firstPicture: 1)]
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var events: [Event]
+        var effects: [Effect]
+        var playback: PlaybackState
+        var load: LoadState
+        var audio: PlaybackMachine.StreamStatus?
+        var video: PlaybackMachine.StreamStatus?
+        var testDescription: String { name }
+    }
+
+    static let rows: [Row] = [
+        Row(name: "prepare opens the source and starts loading", events: [.prepare],
+            effects: [.emit(.loadStateChanged(.loading)), .openSource], playback: .idle, load: .loading),
+        Row(name: "a second prepare does nothing", events: [.prepare, .prepare],
+            effects: [], playback: .idle, load: .loading),
+        Row(name: "opening sets the gain and B, begins serial 0 and tells prepared",
+            events: [.prepare, .opened(info, hasAudio: true, hasVideo: true)],
+            effects: [.setGain(1), .setLoopEnd(nil, on: .video), .beginSerial(0, audioReportsLoops: false), .emit(.prepared(info))],
+            playback: .idle, load: .loading, audio: .filling, video: .filling),
+        Row(name: "loading reports its progress once per change",
+            events: [.prepare, .opened(info, hasAudio: true, hasVideo: true), .evaluated(loading, loadState: .loading, serial: 0)],
+            effects: [.emit(.bufferingProgress(percent: 40, buffered: 0.2))], playback: .idle, load: .loading, audio: .filling, video: .filling),
+        Row(name: "playable and not asked to play: the first picture is previewed",
+            events: openedAV,
+            effects: [.emit(.loadStateChanged(.playable)), .showPreview], playback: .idle, load: .playable, audio: .ready, video: .ready),
+        Row(name: "play when playable starts rendering and the timeline of serial 0",
+            events: openedAV + [.play(clock: nil)],
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true)],
+            playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "play before playable waits for the buffer",
+            events: [.prepare, .play(clock: nil), .opened(info, hasAudio: true, hasVideo: true), .evaluated(playable, loadState: .playable, serial: 0)],
+            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true)],
+            playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "the first picture tells started",
+            events: playingAV, effects: [.emit(.started(position: 0))], playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "sound alone tells started as rendering starts",
+            events: openedAudio + [.play(clock: nil)],
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true),
+                      .emit(.started(position: 0))],
+            playback: .playing, load: .playable, audio: .playing),
+        Row(name: "pause stops rendering; play resumes the clock, not a new timeline",
+            events: playingAV + [.pause, .play(clock: 3)],
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: nil, afterSeek: false, followsAudio: true)],
+            playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "pause", events: playingAV + [.pause],
+            effects: [.emit(.playbackStateChanged(.paused)), .stopRendering(followsAudio: true)],
+            playback: .paused, load: .playable, audio: .ready, video: .ready),
+        Row(name: "a seek stops rendering first, then seeks under a new serial",
+            events: playingAV + [.seek(to: 4, mode: nil)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)), .stopRendering(followsAudio: true),
+                      .seekSource(to: 4, mode: .keyframe, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a seek past the end goes to the end",
+            events: playingAV + [.seek(to: 99, mode: .exact)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)), .stopRendering(followsAudio: true),
+                      .seekSource(to: 10, mode: .exact, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a seek past the end of a looping file goes to the start",
+            events: [.setLooping(true)] + playingAV + [.seek(to: 99, mode: .exact)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)), .stopRendering(followsAudio: true),
+                      .seekSource(to: 0, mode: .exact, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a seek's playable buffer starts the timeline at its picture",
+            events: playingAV + [.seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1)],
+            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 1, afterSeek: true, followsAudio: true)],
+            playback: .seeking, load: .playable, audio: .syncing, video: .syncing),
+        Row(name: "a seek lands at its first picture",
+            events: playingAV + [.seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1),
+                                 .rendered(.firstFramePresented, serial: 1, firstPicture: 4.96)],
+            effects: [.emit(.seekDone(position: 3.96)), .emit(.playbackStateChanged(.playing))],
+            playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "the old serial's reports and notes are ignored",
+            events: playingAV + [.seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 0),
+                                 .rendered(.firstFramePresented, serial: 0, firstPicture: 1), .rendered(.videoEnded, serial: 0, firstPicture: 1)],
+            effects: [], playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a seek while paused previews its picture and lands paused",
+            events: playingAV + [.pause, .seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1)],
+            effects: [.emit(.loadStateChanged(.playable)), .showPreview],
+            playback: .seeking, load: .playable, audio: .syncing, video: .syncing),
+        Row(name: "a paused seek's preview lands it paused",
+            events: playingAV + [.pause, .seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1),
+                                 .rendered(.firstFramePresented, serial: 1, firstPicture: 5)],
+            effects: [.emit(.seekDone(position: 4)), .emit(.playbackStateChanged(.paused))],
+            playback: .paused, load: .playable, audio: .ready, video: .ready),
+        Row(name: "a seek with sound alone lands when playable, at its target",
+            events: openedAudio + [.play(clock: nil), .seek(to: 2, mode: nil), .evaluated(playable, loadState: .playable, serial: 1)],
+            effects: [.emit(.loadStateChanged(.playable)), .emit(.seekDone(position: 2)), .emit(.playbackStateChanged(.playing)),
+                      .startRendering(timelineOf: 1, afterSeek: true, followsAudio: true)],
+            playback: .playing, load: .playable, audio: .playing),
+        Row(name: "a forward step pauses and shows the next frame",
+            events: playingAV + [.step(forward: true, shown: 3)],
+            effects: [.emit(.playbackStateChanged(.paused)), .stopRendering(followsAudio: true), .showStep],
+            playback: .paused, load: .playable, audio: .ready, video: .ready),
+        Row(name: "play after a step seeks exactly to the clock, so sound and picture start together",
+            events: playingAV + [.step(forward: true, shown: 3), .play(clock: 2.5)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)),
+                      .seekSource(to: 2.5, mode: .exact, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a back step seeks to the frame before the one shown",
+            events: playingAV + [.step(forward: false, shown: 3)],
+            effects: [.emit(.playbackStateChanged(.paused)), .stopRendering(followsAudio: true), .emit(.loadStateChanged(.loading)),
+                      .emit(.playbackStateChanged(.seeking)), .seekSource(to: 2, mode: .frameBefore, serial: 1),
+                      .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "no step without a picture", events: openedAudio + [.play(clock: nil), .step(forward: true, shown: nil)],
+            effects: [], playback: .playing, load: .playable, audio: .playing),
+        Row(name: "a loop pass is counted", events: playingAV + [.rendered(.loopPassed, serial: 0, firstPicture: 1)],
+            effects: [.emit(.loopDone(count: 1))], playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "A-B: B reached counts a pass and seeks exactly to A",
+            events: [.setABLoop(ABLoop(a: 2, b: 3))] + playingAV + [.rendered(.loopEndReached, serial: 0, firstPicture: 1)],
+            effects: [.emit(.loopDone(count: 1)), .emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)),
+                      .stopRendering(followsAudio: true), .seekSource(to: 2, mode: .exact, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "A-B: B goes to the picture, in media pts", events: openedAV + [.setABLoop(ABLoop(a: 2, b: 3))],
+            effects: [.setLoopEnd(4, on: .video)], playback: .idle, load: .playable, audio: .ready, video: .ready),
+        Row(name: "A-B: with sound alone, B goes to the sound", events: openedAudio + [.setABLoop(ABLoop(a: 2, b: 3))],
+            effects: [.setLoopEnd(4, on: .audio)], playback: .idle, load: .playable, audio: .ready),
+        Row(name: "A-B: a B reached after the loop was cleared does nothing",
+            events: [.setABLoop(ABLoop(a: 2, b: 3))] + playingAV + [.setABLoop(ABLoop()), .rendered(.loopEndReached, serial: 0, firstPicture: 1)],
+            effects: [], playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "a soundtrack switch refreshes exactly where the clock stands",
+            events: playingAV + [.selectAudio(stream: 2, clock: 5.5)],
+            effects: [.switchAudio(stream: 2), .emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)),
+                      .stopRendering(followsAudio: true), .seekSource(to: 5.5, mode: .exact, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "the sound ends first: the picture paces itself", events: playingAV + [.rendered(.audioEnded, serial: 0, firstPicture: 1)],
+            effects: [.stopFollowingAudio], playback: .playing, load: .playable, audio: .eof, video: .playing),
+        Row(name: "the input read to its end: the streams drain", events: playingAV + [.evaluated(atEnd, loadState: .playable, serial: 0)],
+            effects: [], playback: .playing, load: .playable, audio: .draining, video: .draining),
+        Row(name: "both ended: finished",
+            events: playingAV + [.rendered(.audioEnded, serial: 0, firstPicture: 1), .rendered(.videoEnded, serial: 0, firstPicture: 1)],
+            effects: [.emit(.playbackStateChanged(.finished)), .stopRendering(followsAudio: false), .emitEnd],
+            playback: .finished, load: .playable, audio: .eof, video: .eof),
+        Row(name: "the picture alone ending does not finish while sound plays",
+            events: playingAV + [.rendered(.videoEnded, serial: 0, firstPicture: 1)],
+            effects: [], playback: .playing, load: .playable, audio: .playing, video: .eof),
+        Row(name: "an end reached while a seek is landing lands it first",
+            events: playingAV + [.seek(to: 9.9, mode: nil), .evaluated(atEnd, loadState: .playable, serial: 1),
+                                 .rendered(.audioEnded, serial: 1, firstPicture: nil), .rendered(.videoEnded, serial: 1, firstPicture: nil)],
+            effects: [.emit(.seekDone(position: 9.9)), .emit(.playbackStateChanged(.playing)), .emit(.playbackStateChanged(.finished)),
+                      .stopRendering(followsAudio: false), .emitEnd],
+            playback: .finished, load: .playable, audio: .eof, video: .eof),
+        Row(name: "play when finished plays again from the start",
+            events: playingAV + [.rendered(.audioEnded, serial: 0, firstPicture: 1), .rendered(.videoEnded, serial: 0, firstPicture: 1),
+                                 .play(clock: nil)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.playbackStateChanged(.seeking)),
+                      .seekSource(to: 0, mode: .keyframe, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a failed open finishes with its error",
+            events: [.prepare, .failed(MediaError(input: "x", reason: "gone"))],
+            effects: [.emit(.loadStateChanged(.idle)), .emit(.playbackStateChanged(.finished)), .emit(.finished(MediaError(input: "x", reason: "gone")))],
+            playback: .finished, load: .idle),
+        Row(name: "a new speed with sound goes to the tempo stage only", events: openedAV + [.setSpeed(2)],
+            effects: [.setTempo(2)], playback: .idle, load: .playable, audio: .ready, video: .ready),
+        Row(name: "a new speed without sound moves the clock's rate", events: playingAV + [.rendered(.audioEnded, serial: 0, firstPicture: 1), .setSpeed(9)],
+            effects: [.setTempo(4), .setClockRate(4)], playback: .playing, load: .playable, audio: .eof, video: .playing),
+        Row(name: "volume is cubed, mute silences", events: [.setVolume(50), .setMuted(true), .setMuted(false)],
+            effects: [.setGain(0.125)], playback: .idle, load: .idle),
+        Row(name: "close stops rendering and says stopped", events: playingAV + [.close],
+            effects: [.stopRendering(followsAudio: true), .emit(.playbackStateChanged(.stopped))],
+            playback: .stopped, load: .playable, audio: .ready, video: .ready),
+        Row(name: "nothing is decided after close", events: playingAV + [.close, .seek(to: 1, mode: nil), .play(clock: nil)],
+            effects: [], playback: .stopped, load: .playable, audio: .ready, video: .ready),
+    ]
+
+    @Test(arguments: rows)
+    func sequence(_ row: Row) {
+        var machine = PlaybackMachine()
+        var effects: [Effect] = []
+        for event in row.events { effects = machine.handle(event) }
+        #expect(effects == row.effects)
+        #expect(machine.playback == row.playback)
+        #expect(machine.load == row.load)
+        #expect(machine.audio == row.audio)
+        #expect(machine.video == row.video)
+    }
+
+    /// Untimed playback renders once open, without waiting for the buffer.
+    @Test func untimedRendersOnceOpen() {
+        var machine = PlaybackMachine(configuration: .init(isUntimed: true))
+        _ = machine.handle(.prepare)
+        _ = machine.handle(.play(clock: nil))
+        _ = machine.handle(.opened(Self.info, hasAudio: false, hasVideo: true))
+        let effects = machine.handle(.evaluated(Self.loading, loadState: .loading, serial: 0))
+        #expect(effects.contains(.startRendering(timelineOf: 0, afterSeek: false, followsAudio: false)))
+    }
+}
