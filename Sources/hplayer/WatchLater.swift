@@ -16,11 +16,7 @@ struct WatchLater {
     }
 
     func save(position: Double, for url: String) throws(MediaError) {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw MediaError(input: folder, reason: "cannot remember the position: the folder cannot be made")
-        }
+        try Self.makeDirectories(folder)
         let path = file(for: url)
         // Whole or not at all: a kill while saving leaves the last position remembered.
         do {
@@ -60,5 +56,21 @@ struct WatchLater {
         }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Makes `path` a folder, and the folders above it, where they are not already; the error
+    /// names the part of the path that is in the way.
+    static func makeDirectories(_ path: String) throws(MediaError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            var status = stat()
+            if stat(prefix, &status) == 0 {
+                guard status.st_mode & S_IFMT == S_IFDIR else { throw MediaError(input: prefix, reason: "not a directory") }
+            } else if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+                throw MediaError(input: prefix, reason: String(cString: strerror(errno)))
+            }
+            prefix += "/"
+        }
     }
 }
