@@ -80,7 +80,7 @@ extension Player {
             source.open(delegate: self)
         case let .seekSource(target, mode, serial):
             source.seek(to: target, mode: mode, serial: serial)
-            audioTempo?.flush()
+            audioTempo?.flush(keeping: serial)
             clock.invalidate(serial: serial)
         case let .switchAudio(stream):
             source.switchAudio(toStream: stream)

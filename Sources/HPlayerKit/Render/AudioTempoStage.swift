@@ -108,13 +108,21 @@ final class AudioTempoStage: @unchecked Sendable {
         while let frame = recycling.popFront() { track.recycle(frame) }
     }
 
-    /// Gives back what is queued for the renderer (a seek: none of it will be heard), so the
-    /// stage takes the new position's frames at once instead of waiting for room.
-    func flush() {
+    /// Gives back what is queued for the renderer from before the seek to `serial` (none of it
+    /// will be heard), so the stage takes the new position's frames at once instead of waiting
+    /// for room. Frames of `serial` itself, which the stage may already have taken, stay.
+    func flush(keeping serial: Int) {
         let flushed = FixedDeque<Frame>(capacity: Self.queueCapacity)
         let track = control.withLock {
-            flushed.takeAll(from: output)
-            queuedSamples = 0
+            for _ in 0..<output.count {
+                guard let frame = output.popFront() else { break }
+                if frame.serial == serial {
+                    output.pushBack(frame)
+                } else {
+                    queuedSamples -= frame.sampleCount - frame.consumedSamples
+                    flushed.pushBack(frame)
+                }
+            }
             control.broadcast()
             return trackValue
         }
