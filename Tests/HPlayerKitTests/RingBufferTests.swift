@@ -118,6 +118,25 @@ import Synchronization
         #expect(buffer.pop(blocking: false) == 99)
     }
 
+    @Test("flush(where:) releases only the stale elements, wherever they stand, keeps the rest in order across the wrap, and wakes a blocked producer")
+    func flushOfTheStaleKeepsTheRestInOrder() {
+        let buffer = RingBuffer<Int>(capacity: 8)
+        for value in 0..<6 { _ = buffer.push(value) }
+        for _ in 0..<5 { _ = buffer.pop(blocking: false) }  // the next pushes wrap round
+        for value in [10, 1, 11, 2, 12, 13, 3] { _ = buffer.push(value) }  // full: 5 and these
+        let (producer, pushed) = pushOnAnotherThread(14, into: buffer)
+        MonotonicClock.sleep(until: MonotonicClock.now() + 0.03)
+        #expect(!pushed.isSet)
+        var released: [Int] = []
+        buffer.flush(where: { $0 < 10 }) { released.append($0) }
+        #expect(released == [5, 1, 2, 3])
+        #expect(eventually { pushed.isSet })
+        producer.join()
+        var popped: [Int] = []
+        while let value = buffer.pop(blocking: false) { popped.append(value) }
+        #expect(popped == [10, 11, 12, 13, 14])
+    }
+
     @Test func closeEndsEveryWait() {
         let buffer = RingBuffer<Int>(capacity: 2)
         let popResult = Atomic<Int>(0)

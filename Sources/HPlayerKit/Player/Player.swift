@@ -23,6 +23,9 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     var pendingEffects: [PlaybackMachine.Effect] = []
     /// A thread is applying effects (or opening the outputs): the others leave theirs to it.
     var isApplying = false
+    /// Effects decided and applied since the start: a request waits for its own to be applied.
+    var decidedEffectCount = 0
+    var appliedEffectCount = 0
     /// `close` has been called: a second call returns at once.
     var isClosing = false
     // Made when the media opens (PlayerSourceEvents.swift).
@@ -58,28 +61,28 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         get { source.isLooping }
         set {
             source.isLooping = newValue
-            perform(.setLooping(newValue))
+            request(.setLooping(newValue))
         }
     }
 
     public var volume: Int {
         get { lock.withLock { machine.volume } }
-        set { perform(.setVolume(newValue)) }
+        set { request(.setVolume(newValue)) }
     }
 
     public var isMuted: Bool {
         get { lock.withLock { machine.isMuted } }
-        set { perform(.setMuted(newValue)) }
+        set { request(.setMuted(newValue)) }
     }
 
     public var abLoop: ABLoop {
         get { lock.withLock { machine.abLoop } }
-        set { perform(.setABLoop(newValue)) }
+        set { request(.setABLoop(newValue)) }
     }
 
     public var speed: Double {
         get { lock.withLock { machine.speed } }
-        set { perform(.setSpeed(newValue)) }
+        set { request(.setSpeed(newValue)) }
     }
 
     public var playingStreams: Set<Int> {
@@ -148,13 +151,13 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         return stream
     }
 
-    public func prepare() { perform(.prepare) }
+    public func prepare() { request(.prepare) }
 
-    public func play() { perform(.play(clock: clockPosition())) }
+    public func play() { request(.play(clock: clockPosition())) }
 
-    public func pause() { perform(.pause) }
+    public func pause() { request(.pause) }
 
-    public func seek(to position: Double, mode: SeekMode? = nil) { perform(.seek(to: position, mode: mode)) }
+    public func seek(to position: Double, mode: SeekMode? = nil) { request(.seek(to: position, mode: mode)) }
 
     public func selectAudioTrack(_ number: Int) throws(MediaError) {
         let (info, playing, isClosed) = lock.withLock { (machine.info, audioTrack?.streamIndex, machine.lifecycle == .closed) }
@@ -164,12 +167,12 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             throw MediaError(input: url, reason: "no audio track \(number) (the file has \(streams.count))")
         }
         guard streams[number - 1].index != Int(playing) else { return }
-        perform(.selectAudio(stream: streams[number - 1].index, clock: clockPosition()))
+        request(.selectAudio(stream: streams[number - 1].index, clock: clockPosition()))
     }
 
     public func stepFrame(forward: Bool) {
         let shown = lock.withLock { videoRenderer }?.lastPresentedMediaPts
-        perform(.step(forward: forward, shown: shown))
+        request(.step(forward: forward, shown: shown))
     }
 
     /// Seconds from the start where the clock stands, nil while it has no time.

@@ -2,21 +2,44 @@
 /// with the player's lock released, so that opening, starting and pausing the outputs or seeking
 /// the source never happen under it.
 extension Player {
-    /// Hands `event` to the machine and applies what it decides, unless another thread is
-    /// applying already: that thread then applies these after its own.
-    func perform(_ event: PlaybackMachine.Event) {
-        let applies = lock.withLock {
-            pendingEffects.append(contentsOf: machine.handle(event))
-            guard !isApplying, !pendingEffects.isEmpty else { return false }
-            isApplying = true
-            return true
+    /// Hands a caller's request to the machine and returns once its effects have been applied,
+    /// by this thread or by the one applying already: after `seek` returns, nothing from before
+    /// the seek is presented.
+    func request(_ event: PlaybackMachine.Event) {
+        guard let decided = handOver(event) else { return }
+        lock.withLock {
+            while isApplying, appliedEffectCount < decided { lock.wait() }
         }
-        if applies { applyPendingEffects() }
+    }
+
+    /// Hands a report (the source's, a renderer's) to the machine and applies what it decides,
+    /// unless another thread is applying already: that thread then applies these after its own.
+    func perform(_ event: PlaybackMachine.Event) {
+        _ = handOver(event)
+    }
+
+    /// Queues what the machine decides on `event` and applies it when no other thread is
+    /// applying; otherwise returns how many effects have been decided so far, its own the last.
+    private func handOver(_ event: PlaybackMachine.Event) -> Int? {
+        let decided: Int? = lock.withLock {
+            queue(machine.handle(event))
+            guard !isApplying, !pendingEffects.isEmpty else { return decidedEffectCount }
+            isApplying = true
+            return nil
+        }
+        if decided == nil { applyPendingEffects() }
+        return decided
     }
 
     /// Queues what the machine decides on `event`; for the thread applying effects.
     func decide(_ event: PlaybackMachine.Event) {
-        lock.withLock { pendingEffects.append(contentsOf: machine.handle(event)) }
+        lock.withLock { queue(machine.handle(event)) }
+    }
+
+    /// Under `lock`.
+    private func queue(_ effects: [PlaybackMachine.Effect]) {
+        pendingEffects.append(contentsOf: effects)
+        decidedEffectCount += effects.count
     }
 
     /// Makes the calling thread the one applying effects, once the one before has finished,
@@ -35,16 +58,22 @@ extension Player {
 
     /// Applies the queued effects in order until none is left, then lets another thread apply.
     func applyPendingEffects() {
-        while let effect = nextEffect() { apply(effect) }
+        var effect = nextEffect(applied: 0)
+        while let current = effect {
+            apply(current)
+            effect = nextEffect(applied: 1)
+        }
     }
 
-    private func nextEffect() -> PlaybackMachine.Effect? {
+    private func nextEffect(applied: Int) -> PlaybackMachine.Effect? {
         lock.withLock {
+            appliedEffectCount += applied
             guard !pendingEffects.isEmpty else {
                 isApplying = false
                 lock.broadcast()
                 return nil
             }
+            if applied > 0 { lock.broadcast() }  // a caller may be waiting for this one
             return pendingEffects.removeFirst()
         }
     }
@@ -55,7 +84,7 @@ extension Player {
             return !isClosing
         }
         guard isFirst else { return }
-        perform(.close)
+        _ = handOver(.close)
         // What was decided before the close is applied before anything is closed under it.
         let audioTempo = lock.withLock {
             while isApplying { lock.wait() }
@@ -85,6 +114,9 @@ extension Player {
         case let .switchAudio(stream):
             source.switchAudio(toStream: stream)
         case let .beginSerial(serial, audioReportsLoops):
+            // Rendering is stopped here; pausing again waits out a refresh under way (a preview
+            // of the old serial), so once this is applied nothing from before is presented.
+            if videoRenderer != nil { videoOutput.pause() }
             audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: audioReportsLoops)
             videoRenderer?.begin(serial: serial)
         case let .startRendering(timelineSerial, afterSeek, followsAudio):

@@ -85,11 +85,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             lock.broadcast()
             return openedTracks
         }
-        // Empty the queues now: a read or decode thread blocked on a full one wakes at once, and
-        // nothing from before the seek waits in them.
+        // Empty the queues of what came before now: a read or decode thread blocked on a full one
+        // wakes at once. The read thread may have begun the seek already: what it queued for it stays.
         for track in tracks {
-            track.packets.flush(track.recycle)
-            track.frames.flush(track.recycle)
+            track.packets.flush(where: { $0.serial < serial }, track.recycle)
+            track.frames.flush(where: { $0.serial < serial }, track.recycle)
         }
     }
 

@@ -159,6 +159,28 @@ public final class RingBuffer<Element>: @unchecked Sendable {
         lock.broadcast()
     }
 
+    /// Removes the elements `isStale` picks, wherever they stand, keeping the others in order, and
+    /// wakes every waiter: a seek's caller empties the queues of what came before it without
+    /// touching what the read thread, having seen the seek already, has queued since.
+    public func flush(where isStale: (Element) -> Bool, _ release: (Element) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        var kept = readCounter
+        var index = readCounter
+        while index != writeCounter {
+            let element = storage[Int(index & mask)].take()!
+            if isStale(element) {
+                release(element)
+            } else {
+                storage[Int(kept & mask)] = element
+                kept &+= 1
+            }
+            index &+= 1
+        }
+        writeCounter = kept
+        lock.broadcast()
+    }
+
     /// Makes a producer blocked on a full buffer (or the next one to block) return `.interrupted`,
     /// so the read loop can attend to a seek, a close or a buffering decision.
     public func wakeProducer() {
