@@ -28,12 +28,20 @@ let package = Package(
             name: "CSDL2",
             providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
         ),
+        // libcurl from Debian's libcurl4-openssl-dev: every network byte (IO/HTTPByteSource.swift).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // Typed setters for curl's variadic curl_easy_setopt and curl_easy_getinfo.
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
         .target(name: "CHPlayerShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "HPlayerKit",
             dependencies: [
-                "CFFmpeg", "CHPlayerShim",
+                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

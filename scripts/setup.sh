@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's and SDL2's
-# development libraries, libpulse (to ask the sound server its latency), a font for the
-# on-screen display, and the ffmpeg tool. With --for-tests, also what the tests drive and
-# measure with: an X server, a sound server, X tools, mpv to compare with, and what the
-# benchmark harness runs on (GNU time, Python).
+# development libraries, libcurl (every network byte), libpulse (to ask the sound server its
+# latency), a font for the on-screen display, and the ffmpeg tool. With --for-tests, also what
+# the tests drive and measure with: an X server, a sound server, X tools, mpv to compare with,
+# nginx and openssl (the tests' own web server and certificate), and what the benchmark harness
+# and the fault-injecting server run on (GNU time, Python).
 set -euo pipefail
 
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev
-  libsdl2-dev libsdl2-ttf-dev libpulse-dev fonts-dejavu-core
+  libsdl2-dev libsdl2-ttf-dev libpulse-dev fonts-dejavu-core libcurl4-openssl-dev ca-certificates
   ffmpeg
 )
 if [ "${1:-}" = "--for-tests" ]; then
-  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3)
+  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3 nginx-light openssl)
 fi
 
 missing=()
@@ -26,7 +27,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
+  # No service is started by the install (nginx): the tests start their own, on free ports.
+  blocker=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo chmod +x /usr/sbin/policy-rc.d
+    blocker=yes
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ -n "$blocker" ] && $sudo rm -f /usr/sbin/policy-rc.d
 fi
 
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH" >&2; exit 1; }

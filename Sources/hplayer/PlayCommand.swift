@@ -56,6 +56,7 @@ struct PlayCommand: AsyncParsableCommand {
     var recordFile: String?
     @Option(name: .customLong("input-ipc-server"), help: "Listen at this Unix socket for mpv's JSON IPC (loadfile, seek, get_property, set_property, observe_property, quit).")
     var ipcServer: String?
+    @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
     /// Checked as play starts rather than in ArgumentParser's validate(), which wraps what it
@@ -76,6 +77,7 @@ struct PlayCommand: AsyncParsableCommand {
         common.bootstrapLogging()
         var options = PlayerOptions()
         options.source.isLooping = loop
+        try network.apply(to: &options.source.network)
         options.seekMode = exactSeek ? .exact : .keyframe
         options.isUntimed = untimed
         options.abLoop = ABLoop(a: abLoopA?.seconds(duration: nil), b: abLoopB?.seconds(duration: nil))

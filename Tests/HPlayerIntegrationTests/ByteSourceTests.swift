@@ -70,7 +70,9 @@ final class StallingByteSource: ByteSource, @unchecked Sendable {
     }
 
     var isStalled: Bool { state.withLock { stalled } }
-    var contentLength: Int64? { Int64(bytes.count) }
+    var info: ByteSourceInfo { ByteSourceInfo(contentLength: Int64(bytes.count)) }
+
+    func open(at offset: Int64) throws(MediaError) { self.offset = Int(offset) }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         if offset >= stallAfter {

@@ -13,6 +13,7 @@ final class ByteSourceIO {
     private final class State {
         let source: ByteSource
         var position: Int64 = 0
+        var lastError: MediaError?
         init(source: ByteSource) { self.source = source }
     }
 
@@ -22,28 +23,30 @@ final class ByteSourceIO {
         let opaque = Unmanaged.passUnretained(state).toOpaque()
         context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(bufferSize), 0, opaque, { opaque, buffer, size in
             let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
-            do {
+            do throws(MediaError) {
                 let count = try state.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(max(size, 0))))
                 state.position += Int64(count)
                 return count > 0 ? Int32(count) : hp_averror_eof()
             } catch {
+                state.lastError = error
                 return -EIO
             }
         }, nil, { opaque, offset, whence in
             let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
-            if whence & AVSEEK_SIZE != 0 { return state.source.contentLength ?? -1 }
+            if whence & AVSEEK_SIZE != 0 { return state.source.info.contentLength ?? -1 }
             let target: Int64
             switch whence & ~AVSEEK_FORCE {
             case SEEK_SET: target = offset
             case SEEK_CUR: target = state.position &+ offset
             case SEEK_END:
-                guard let length = state.source.contentLength else { return -1 }
+                guard let length = state.source.info.contentLength else { return -1 }
                 target = length &+ offset
             default: return -1
             }
-            do {
+            do throws(MediaError) {
                 try state.source.seek(to: target)
             } catch {
+                state.lastError = error
                 return -1
             }
             state.position = target
@@ -58,6 +61,9 @@ final class ByteSourceIO {
     deinit { close() }
 
     func cancel() { state.source.cancel() }
+
+    /// Why the last read or seek failed (the read thread's).
+    var lastError: MediaError? { state.lastError }
 
     func close() {
         guard context != nil else { return }

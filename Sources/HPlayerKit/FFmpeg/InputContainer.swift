@@ -20,10 +20,11 @@ final class InputContainer: @unchecked Sendable {
     private let byteSource: ByteSource?
     private var io: ByteSourceIO?
 
-    /// - Parameter byteSource: the bytes to read; nil: libavformat opens `url` itself.
-    init(url: String, byteSource: ByteSource? = nil) {
+    /// - Parameter byteSource: the bytes to read; nil: the I/O layer's HTTP client for an
+    ///   http(s) URL, else libavformat opens `url` itself.
+    init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions()) {
         self.url = url
-        self.byteSource = byteSource
+        self.byteSource = byteSource ?? (NetworkOptions.isHTTP(url) ? HTTPByteSource(url: url, options: network) : nil)
     }
 
     deinit { close() }
@@ -42,6 +43,7 @@ final class InputContainer: @unchecked Sendable {
         var openedURL = url
         if let byteSource {
             do {
+                try byteSource.open(at: 0)
                 let io = try ByteSourceIO(source: byteSource)
                 self.io = io
                 allocated.pointee.pb = io.context
@@ -64,8 +66,9 @@ final class InputContainer: @unchecked Sendable {
         guard openResult >= 0, opened != nil else {
             // avformat_open_input frees the context on failure, and leaves a custom AVIOContext to us.
             closePipe()
+            let ioError = io?.lastError
             io?.close()
-            throw MediaError(input: url, reason: FFmpegError(openResult).description)
+            throw MediaError(input: url, reason: ioError?.reason ?? FFmpegError(openResult).description)
         }
         context = opened
         let formatName = String(cString: opened!.pointee.iformat.pointee.name)
@@ -131,6 +134,9 @@ final class InputContainer: @unchecked Sendable {
         guard let context, context.pointee.duration != noTimestamp, context.pointee.duration > 0 else { return nil }
         return Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }
+
+    /// Why the I/O layer's last read failed, when it did.
+    var lastReadError: MediaError? { io?.lastError }
 
     func abort() {
         abortFlag.isSet.store(true, ordering: .relaxed)

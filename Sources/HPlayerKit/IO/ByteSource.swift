@@ -1,15 +1,37 @@
-/// Where a source's bytes come from, when not from libavformat's own protocols: the I/O layer
-/// that FFmpeg reads through (`ByteSourceIO`). Read and seek are called on the source's read
-/// thread only; `cancel` from any thread.
+/// Where a source's bytes come from: the I/O layer that FFmpeg reads through (`ByteSourceIO`).
+/// `open`, `read` and `seek` are called on the source's read thread only; `cancel` from any thread.
 public protocol ByteSource: AnyObject, Sendable {
-    /// The whole length in bytes, when known.
-    var contentLength: Int64? { get }
+    /// Connects and reads enough to fill `info`, ready to read from `offset`. Errors name the input.
+    func open(at offset: Int64) throws(MediaError)
+    /// What is known of the bytes once open.
+    var info: ByteSourceInfo { get }
     /// Reads up to `buffer.count` bytes from the current offset; 0 at the end.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int
     /// Moves the offset to `offset` bytes from the start.
     func seek(to offset: Int64) throws(MediaError)
     /// Makes a read in progress, and every one after, fail at once.
     func cancel()
+}
+
+/// What a byte source knows of its bytes: for FFmpeg (the size), and for a cache to keep with
+/// them (the validators tell whether they changed on the server).
+public struct ByteSourceInfo: Equatable, Sendable {
+    /// The whole length in bytes, when known.
+    public var contentLength: Int64?
+    public var mimeType: String?
+    public var entityTag: String?
+    public var lastModified: String?
+    /// Whether a read may start anywhere (HTTP: the server answers Range requests).
+    public var acceptsRanges: Bool
+
+    public init(contentLength: Int64? = nil, mimeType: String? = nil, entityTag: String? = nil, lastModified: String? = nil,
+                acceptsRanges: Bool = true) {
+        self.contentLength = contentLength
+        self.mimeType = mimeType
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.acceptsRanges = acceptsRanges
+    }
 }
 
 /// Bytes held in memory: fuzzing input, and media made by a test.
@@ -26,7 +48,9 @@ public final class MemoryByteSource: ByteSource, @unchecked Sendable {
         self.input = input
     }
 
-    public var contentLength: Int64? { Int64(bytes.count) }
+    public func open(at offset: Int64) throws(MediaError) { try seek(to: offset) }
+
+    public var info: ByteSourceInfo { ByteSourceInfo(contentLength: Int64(bytes.count)) }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         guard !isCancelled.withLock({ $0 }) else { throw MediaError(input: input, reason: "cancelled") }

@@ -53,12 +53,13 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     let isStartingUp = Atomic<Bool>(true)
     private var readThread: JoinableThread?
 
-    /// - Parameter input: the bytes to read, through the I/O layer; nil: libavformat opens `url`.
+    /// - Parameter input: the bytes to read, through the I/O layer; nil: the I/O layer's HTTP
+    ///   client for an http(s) URL, else libavformat opens `url`.
     public init(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil) {
         self.url = url
         self.options = options
         looping = options.isLooping
-        container = InputContainer(url: url, byteSource: input)
+        container = InputContainer(url: url, byteSource: input, network: options.network)
     }
 
     deinit { close() }

@@ -26,6 +26,8 @@ public struct SourceOptions: Sendable {
     public var videoFrameQueueBytes = 16 << 20
     public var audioFrameQueueCapacity = 16
     public var isLooping = false
+    /// How http(s) inputs are fetched.
+    public var network = NetworkOptions()
     /// The kinds of stream to play; the others are not even decoded.
     public var mediaKinds: Set<MediaKind> = [.video, .audio]
     /// The video and audio streams to play, numbered from 1 among the streams of their kind in

@@ -60,7 +60,8 @@ extension FFmpegSource {
             case hp_averror_eof():
                 reachEndOfFile(canLoop: true)
             default:
-                Log.source.warning("\(url): read error, playing what was read: \(FFmpegError(result))")
+                let reason = container.lastReadError?.reason ?? FFmpegError(result).description
+                Log.source.warning("\(url): read error, playing what was read: \(reason)")
                 reachEndOfFile(canLoop: false)
             }
             return

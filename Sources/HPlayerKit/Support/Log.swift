@@ -10,6 +10,7 @@ enum Log {
     static let output = Logger(label: "hplayer.output")
     static let ffmpeg = Logger(label: "hplayer.ffmpeg")
     static let snapshot = Logger(label: "hplayer.snapshot")
+    static let network = Logger(label: "hplayer.network")
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.

@@ -29,6 +29,7 @@ final class BackgroundProcess: @unchecked Sendable {
 
     func send(signal: Int32) { kill(process.processIdentifier, signal) }
     var stderr: String { (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)) ?? "" }
 
     /// Waits up to `timeout` seconds for the program to end: its exit status, nil when it did not.
     func wait(timeout: Double) -> Int32? {

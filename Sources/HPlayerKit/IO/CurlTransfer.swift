@@ -1,0 +1,154 @@
+import CCurl
+import CCurlShim
+
+/// One libcurl easy handle on a multi handle of its own, driven by the thread that reads:
+/// libcurl brings keep-alive (the handle is reused, so is its connection), HTTP/2, TLS with the
+/// system's CA store, redirects and proxies from the environment. Its callbacks fill `receiver`.
+/// Everything but `wake` is for the reading thread.
+final class CurlTransfer: @unchecked Sendable {
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    let receiver = TransferReceiver()
+    private let multi: UnsafeMutableRawPointer
+    private let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private var isActive = false
+
+    enum Progress: Equatable {
+        case receiving
+        /// The body has ended, as the server meant or not (a closed connection can look the same).
+        case completed
+        case failed(TransferFailure, reason: String)
+    }
+
+    init(url: String, options: NetworkOptions) throws(MediaError) {
+        _ = Self.globalInit
+        guard let multi = curl_multi_init() else { throw MediaError(input: url, reason: "cannot start libcurl") }
+        guard let easy = curl_easy_init() else {
+            curl_multi_cleanup(multi)
+            throw MediaError(input: url, reason: "cannot start libcurl")
+        }
+        self.multi = multi
+        self.easy = easy
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        configure(url: url, options: options)
+    }
+
+    deinit {
+        stop()
+        curl_easy_cleanup(easy)
+        curl_multi_cleanup(multi)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    private func configure(url: String, options: NetworkOptions) {
+        _ = hp_curl_set_string(easy, CURLOPT_URL, url)
+        _ = hp_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = hp_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        _ = hp_curl_set_long(easy, CURLOPT_MAXREDIRS, 10)
+        _ = hp_curl_set_long(easy, CURLOPT_FAILONERROR, 1)  // a 4xx or 5xx is an error, its body unread
+        _ = hp_curl_set_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
+        _ = hp_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(options.timeout * 1000))
+        _ = hp_curl_set_string(easy, CURLOPT_USERAGENT, options.userAgent)
+        if let referrer = options.referrer { _ = hp_curl_set_string(easy, CURLOPT_REFERER, referrer) }
+        for field in options.headerFields { headerList = curl_slist_append(headerList, field) }
+        if let headerList { _ = hp_curl_set_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
+        if !options.verifiesTLS {
+            _ = hp_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            _ = hp_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let caFile = options.caFile { _ = hp_curl_set_string(easy, CURLOPT_CAINFO, caFile) }
+        _ = hp_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        let context = Unmanaged.passUnretained(receiver).toOpaque()
+        _ = hp_curl_set_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let receiver = Unmanaged<TransferReceiver>.fromOpaque(context!).takeUnretainedValue()
+            receiver.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        }
+        _ = hp_curl_set_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = hp_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let receiver = Unmanaged<TransferReceiver>.fromOpaque(context!).takeUnretainedValue()
+            receiver.addHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+            return size * count
+        }
+        _ = hp_curl_set_pointer(easy, CURLOPT_HEADERDATA, context)
+    }
+
+    /// Asks for the resource from byte `position` on.
+    func start(at position: Int64) {
+        stop()
+        errorBuffer[0] = 0
+        receiver.begin(at: position)
+        if position > 0 {
+            _ = hp_curl_set_string(easy, CURLOPT_RANGE, "\(position)-")
+        } else {
+            _ = hp_curl_set_string(easy, CURLOPT_RANGE, nil)
+        }
+        curl_multi_add_handle(multi, easy)
+        isActive = true
+    }
+
+    /// Ends the transfer in flight, if any; a connection cut mid-body is not reused.
+    func stop() {
+        guard isActive else { return }
+        curl_multi_remove_handle(multi, easy)
+        isActive = false
+    }
+
+    /// Lets libcurl move the transfer on, waiting up to `seconds` for the network when it has
+    /// nothing to do at once.
+    func pump(waitingUpTo seconds: Double) -> Progress {
+        var running: Int32 = 0
+        curl_multi_perform(multi, &running)
+        if let result = finishedResult() { return outcome(of: result) }
+        guard receiver.pendingCount == 0 else { return .receiving }
+        curl_multi_poll(multi, nil, 0, Int32(seconds * 1000), nil)
+        curl_multi_perform(multi, &running)
+        return finishedResult().map(outcome) ?? .receiving
+    }
+
+    /// Makes a `pump` waiting for the network return at once; from any thread.
+    func wake() { curl_multi_wakeup(multi) }
+
+    private func finishedResult() -> CURLcode? {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
+        }
+        return nil
+    }
+
+    private func outcome(of result: CURLcode) -> Progress {
+        guard result != CURLE_OK else { return .completed }
+        let (failure, reason) = failure(for: result)
+        return .failed(failure, reason: reason)
+    }
+
+    /// Why the transfer failed, in a user's words, and what kind of failure it was.
+    private func failure(for result: CURLcode) -> (TransferFailure, String) {
+        let detail = String(cString: errorBuffer)
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+        switch result {
+        case CURLE_HTTP_RETURNED_ERROR:
+            let status = hp_curl_response_code(easy)
+            var head = receiver.head
+            if head.status != status { head = HTTPResponseHead(status: Int(status)) }
+            return (.httpStatus(Int(status)), head.statusText)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return (.cannotResolve, text)
+        case CURLE_COULDNT_CONNECT:
+            return (.cannotConnect, text)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return (.tls, "TLS: \(text)")
+        case CURLE_OPERATION_TIMEDOUT:
+            return (.timedOut, text)
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return (.cutShort, text)
+        default:
+            return (.other, text)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// How network inputs are fetched; mpv's option names are given with each.
+public struct NetworkOptions: Sendable, Equatable {
+    /// `--user-agent`.
+    public var userAgent = "hplayer"
+    /// `--referrer`.
+    public var referrer: String?
+    /// `--http-header-fields`: whole header lines, "Name: value".
+    public var headerFields: [String] = []
+    /// `--network-timeout`, seconds: for connecting, and for a transfer that receives nothing
+    /// (it is then reopened where it stopped).
+    public var timeout = 10.0
+    /// `--tls-verify`: certificates are verified unless this is false (mpv's default is the
+    /// other way round).
+    public var verifiesTLS = true
+    /// `--tls-ca-file`: certificate authorities to trust besides the system's.
+    public var caFile: String?
+
+    public init() {}
+
+    /// Whether `url` is fetched by the I/O layer's HTTP client rather than by libavformat.
+    public static func isHTTP(_ url: String) -> Bool {
+        let lowered = url.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import HPlayerKit
+
+/// How http(s) inputs are fetched, in mpv's option names.
+struct NetworkArguments: ParsableArguments {
+    @Option(name: .customLong("user-agent"), help: "The User-Agent of every request.") var userAgent: String?
+    @Option(help: "The Referer of every request.") var referrer: String?
+    @Option(name: .customLong("http-header-fields"), help: "Header lines sent with every request, 'Name: value', comma separated; may be given more than once.")
+    var headerFields: [String] = []
+    @Option(name: .customLong("network-timeout"), help: "Seconds to wait for a connection, or for data before reopening a transfer where it stopped (default 10).")
+    var timeout: Double?
+    @Option(name: .customLong("tls-verify"), help: "yes (the default) or no: whether server certificates are verified.")
+    var tlsVerify: String?
+    @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
+    var caFile: String?
+
+    func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
+        if let userAgent { options.userAgent = userAgent }
+        options.referrer = referrer
+        options.headerFields = headerFields.flatMap { $0.split(separator: ",").map { String($0.drop { $0 == " " }) } }
+        if let timeout {
+            guard timeout > 0, timeout.isFinite else { throw .usage(input: "--network-timeout", reason: "expected seconds above 0, got \(timeout)") }
+            options.timeout = timeout
+        }
+        switch tlsVerify {
+        case nil, "yes": options.verifiesTLS = true
+        case "no": options.verifiesTLS = false
+        case let other?: throw .usage(input: "--tls-verify", reason: "expected yes or no, got '\(other)'")
+        }
+        options.caFile = caFile
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HPlayerKit
+
+/// The repository the tests run from (scripts/ holds the fault-injecting server).
+enum Repository {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+}
+
+enum Network {
+    /// A TCP port nothing listens on now (the kernel's pick for a socket bound to port 0).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw FixtureError(description: "no socket: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw FixtureError(description: "cannot bind a port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    static func isListening(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    static func waitUntilListening(_ port: Int, what: String) throws {
+        let deadline = MonotonicClock.now() + 10
+        while !isListening(port) {
+            guard MonotonicClock.now() < deadline else { throw FixtureError(description: "\(what) did not listen on port \(port)") }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+    }
+}
+
+/// nginx with a configuration of the test's own, on free ports, serving the fixtures folder over
+/// HTTP and over HTTPS with a self-signed certificate made at test time; stopped when released.
+final class NginxServer: @unchecked Sendable {
+    let port: Int
+    let tlsPort: Int
+    let folder: String
+    /// The self-signed certificate, which is its own certificate authority.
+    var certificate: String { folder + "/cert.pem" }
+    private let process: BackgroundProcess
+
+    init(root: String = Fixtures.directory.path) throws {
+        folder = Fixtures.newFolder("nginx")
+        port = try Network.freePort()
+        tlsPort = try Network.freePort()
+        let made = try Command.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
+        guard made.status == 0 else { throw FixtureError(description: "openssl: \(made.stderr)") }
+        let config = """
+            worker_processes 1;
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/error.log;
+            events { worker_connections 64; }
+            http {
+                access_log \(folder)/access.log;
+                client_body_temp_path \(folder)/body;
+                proxy_temp_path \(folder)/proxy;
+                fastcgi_temp_path \(folder)/fastcgi;
+                uwsgi_temp_path \(folder)/uwsgi;
+                scgi_temp_path \(folder)/scgi;
+                types { video/mp4 mp4; video/x-matroska mkv; video/webm webm; video/mp2t ts; application/vnd.apple.mpegurl m3u8; }
+                default_type application/octet-stream;
+                server { listen 127.0.0.1:\(port); root \(root); }
+                server {
+                    listen 127.0.0.1:\(tlsPort) ssl;
+                    ssl_certificate \(folder)/cert.pem;
+                    ssl_certificate_key \(folder)/key.pem;
+                    root \(root);
+                }
+            }
+            """
+        try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = try BackgroundProcess(["nginx", "-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf", "-g", "daemon off;"])
+        do {
+            try Network.waitUntilListening(port, what: "nginx")
+            try Network.waitUntilListening(tlsPort, what: "nginx (TLS)")
+        } catch {
+            throw FixtureError(description: "\(error); \(process.stderr) \((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "")")
+        }
+    }
+
+    deinit { process.send(signal: SIGQUIT) }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    func tlsURL(_ path: String) -> String { "https://127.0.0.1:\(tlsPort)/\(path)" }
+}
+
+/// One request as scripts/fault-server.py logs it.
+struct LoggedRequest: Decodable {
+    var path: String
+    var range: String
+    var status: Int
+    var bytes: Int
+    var outcome: String
+    var headers: [String: String]
+}
+
+/// The project's fault-injecting HTTP server (scripts/fault-server.py) over the fixtures folder,
+/// with the faults given as its options (--drop-after N, --stall-after N --stall-seconds S,
+/// --status CODE --status-times N, --first-byte-delay S, --rate-schedule ...).
+final class FaultServer: @unchecked Sendable {
+    let port: Int
+    private let log: String
+    private let process: BackgroundProcess
+
+    init(_ faults: [String] = [], root: String = Fixtures.directory.path) throws {
+        log = Fixtures.newFolder("fault-server") + "/requests.jsonl"
+        let script = Repository.root.appendingPathComponent("scripts/fault-server.py").path
+        process = try BackgroundProcess(["python3", script, "--root", root, "--log", log] + faults)
+        let deadline = MonotonicClock.now() + 10
+        var port: Int?
+        while port == nil {
+            if let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }) { port = Int(line.dropFirst(5)) }
+            guard port == nil else { break }
+            guard process.isRunning, MonotonicClock.now() < deadline else {
+                throw FixtureError(description: "the fault server did not start: \(process.stderr)")
+            }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+        self.port = port!
+    }
+
+    deinit { process.send(signal: SIGTERM) }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    /// The requests answered so far, in the order they ended.
+    var requests: [LoggedRequest] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
+    }
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP server for the tests: serves a folder with Range and keep-alive, and can
+drop a connection after N bytes, stall, answer a status N times, delay the first byte, and send at
+a rate that follows a schedule (a bandwidth trace). Every request goes to a JSON-lines log.
+
+Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
+import argparse
+import json
+import os
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Faults:
+    """What to do to the requests, counted down as each fault is used."""
+
+    def __init__(self, args):
+        self.lock = threading.Lock()
+        self.drop_after = args.drop_after
+        self.drops_left = args.drop_times
+        self.stall_after = args.stall_after
+        self.stall_seconds = args.stall_seconds
+        self.stalls_left = args.stall_times
+        self.status = args.status
+        self.status_path = args.status_path
+        self.statuses_left = args.status_times
+        self.first_byte_delay = args.first_byte_delay
+        self.schedule = parse_schedule(args.rate_schedule)
+
+    def take(self, name):
+        """Whether fault `name` applies to this response (and one use of it is gone)."""
+        with self.lock:
+            left = getattr(self, name)
+            if left == 0:
+                return False
+            if left > 0:
+                setattr(self, name, left - 1)
+            return True
+
+    def status_for(self, path):
+        if self.status is None or (self.status_path and not path.endswith(self.status_path)):
+            return None
+        return self.status if self.take("statuses_left") else None
+
+
+def parse_schedule(text):
+    """"20:300000,40:25000,0:300000": seconds and bytes per second; 0 seconds means for ever."""
+    if not text:
+        return []
+    steps = []
+    for part in text.split(","):
+        seconds, rate = part.split(":")
+        steps.append((float(seconds), float(rate)))
+    return steps
+
+
+def rate_at(schedule, elapsed):
+    for seconds, rate in schedule:
+        if seconds == 0 or elapsed < seconds:
+            return rate
+        elapsed -= seconds
+    return schedule[-1][1] if schedule else None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fault-server"
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_GET(self):
+        started = time.monotonic()
+        record = {"started_at": started, "path": self.path, "range": self.headers.get("Range", ""),
+                  "headers": {name.lower(): value for name, value in self.headers.items()}}
+        sent, status, outcome = 0, 200, "complete"
+        try:
+            status, sent, outcome = self.answer()
+        except (BrokenPipeError, ConnectionResetError):
+            outcome = "client closed"
+        record.update(status=status, bytes=sent, seconds=time.monotonic() - started, outcome=outcome)
+        with self.server.log_lock:
+            self.server.log.write(json.dumps(record) + "\n")
+            self.server.log.flush()
+
+    def answer(self):
+        faults = self.server.faults
+        path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
+        forced = faults.status_for(self.path)
+        if forced is not None:
+            self.send_error(forced)
+            return forced, 0, "status"
+        if not os.path.isfile(path):
+            self.send_error(404)
+            return 404, 0, "status"
+        size = os.path.getsize(path)
+        first, last, status = 0, size - 1, 200
+        wanted = self.headers.get("Range", "")
+        if wanted.startswith("bytes="):
+            start, _, end = wanted[6:].partition("-")
+            first = int(start) if start else 0
+            last = min(int(end), size - 1) if end else size - 1
+            if first >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{size}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return 416, 0, "status"
+            status = 206
+        if faults.first_byte_delay:
+            time.sleep(faults.first_byte_delay)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(last - first + 1))
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("ETag", f'"{int(os.path.getmtime(path))}-{size}"')
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+        self.end_headers()
+        drop = faults.drop_after if faults.drop_after is not None and faults.take("drops_left") else None
+        stall = faults.stall_after if faults.stall_after is not None and faults.take("stalls_left") else None
+        sent = 0
+        began = time.monotonic()
+        with open(path, "rb") as file:
+            file.seek(first)
+            remaining = last - first + 1
+            while remaining > 0:
+                chunk = min(remaining, 16384)
+                if drop is not None:
+                    chunk = min(chunk, drop - sent)
+                if stall is not None and sent < stall:
+                    chunk = min(chunk, stall - sent)
+                data = file.read(chunk)
+                self.wfile.write(data)
+                sent += len(data)
+                remaining -= len(data)
+                if drop is not None and sent >= drop:
+                    self.wfile.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return status, sent, "dropped"
+                if stall is not None and sent == stall:
+                    self.wfile.flush()
+                    time.sleep(faults.stall_seconds)
+                    stall = None
+                rate = rate_at(faults.schedule, time.monotonic() - began)
+                if rate:
+                    self.wfile.flush()
+                    due = began + sent / rate
+                    delay = due - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+        return status, sent, "complete"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--log", required=True, help="JSON lines, one per request")
+    parser.add_argument("--drop-after", type=int, help="close the connection after this many body bytes")
+    parser.add_argument("--drop-times", type=int, default=1, help="how many responses are dropped (-1: all)")
+    parser.add_argument("--stall-after", type=int, help="stop sending after this many body bytes...")
+    parser.add_argument("--stall-seconds", type=float, default=0, help="...for this long")
+    parser.add_argument("--stall-times", type=int, default=1)
+    parser.add_argument("--status", type=int, help="answer with this status...")
+    parser.add_argument("--status-path", default="", help="...for paths ending so...")
+    parser.add_argument("--status-times", type=int, default=1, help="...this many times (-1: always)")
+    parser.add_argument("--first-byte-delay", type=float, default=0)
+    parser.add_argument("--rate-schedule", default="", help="seconds:bytes-per-second,... per connection")
+    args = parser.parse_args()
+
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    server.root = args.root
+    server.faults = Faults(args)
+    server.log = open(args.log, "a")
+    server.log_lock = threading.Lock()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
