@@ -7,6 +7,7 @@ Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."
 import argparse
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -156,6 +157,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    # A test process may start this with signals blocked (the mask is inherited): unblock them,
+    # so that SIGTERM ends it.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", required=True)
     parser.add_argument("--port", type=int, default=0)

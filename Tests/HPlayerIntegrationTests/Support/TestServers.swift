@@ -141,7 +141,7 @@ final class FaultServer: @unchecked Sendable {
         self.port = port!
     }
 
-    deinit { process.send(signal: SIGTERM) }
+    deinit { process.send(signal: SIGKILL) }  // a test server: nothing to save
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 

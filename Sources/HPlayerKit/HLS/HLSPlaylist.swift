@@ -1,0 +1,178 @@
+/// An HLS playlist (RFC 8216) as the parser reads it: a master playlist lists variants and
+/// renditions, a media playlist lists segments.
+public enum HLSPlaylist: Equatable, Sendable {
+    case master(HLSMasterPlaylist)
+    case media(HLSMediaPlaylist)
+}
+
+public struct HLSMasterPlaylist: Equatable, Sendable {
+    public var variants: [HLSVariant] = []
+    public var renditions: [HLSRendition] = []
+    public var hasIndependentSegments = false
+}
+
+/// EXT-X-STREAM-INF: one encoding of the whole presentation.
+public struct HLSVariant: Equatable, Sendable {
+    public var uri: String
+    /// Peak bits per second.
+    public var bandwidth: Int
+    public var averageBandwidth: Int?
+    public var resolution: HLSResolution?
+    public var codecs: [String] = []
+    public var frameRate: Double?
+    public var audioGroup: String?
+    public var videoGroup: String?
+    public var subtitlesGroup: String?
+
+    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, resolution: HLSResolution? = nil,
+                codecs: [String] = [], frameRate: Double? = nil, audioGroup: String? = nil, videoGroup: String? = nil,
+                subtitlesGroup: String? = nil) {
+        self.uri = uri
+        self.bandwidth = bandwidth
+        self.averageBandwidth = averageBandwidth
+        self.codecs = codecs
+        self.frameRate = frameRate
+        self.audioGroup = audioGroup
+        self.videoGroup = videoGroup
+        self.subtitlesGroup = subtitlesGroup
+        self.resolution = resolution
+    }
+}
+
+public struct HLSResolution: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// EXT-X-MEDIA: an alternative rendition (a soundtrack, a language) within a group.
+public struct HLSRendition: Equatable, Sendable {
+    public enum Kind: String, Sendable { case audio = "AUDIO", video = "VIDEO", subtitles = "SUBTITLES", closedCaptions = "CLOSED-CAPTIONS" }
+    public var kind: Kind
+    public var groupID: String
+    public var name: String
+    /// Absent: the rendition is muxed into the variant's own segments.
+    public var uri: String?
+    public var language: String?
+    public var isDefault = false
+    public var autoselect = false
+    public var channels: String?
+
+    public init(kind: Kind, groupID: String, name: String, uri: String? = nil, language: String? = nil, isDefault: Bool = false,
+                autoselect: Bool = false, channels: String? = nil) {
+        self.kind = kind
+        self.groupID = groupID
+        self.name = name
+        self.uri = uri
+        self.language = language
+        self.isDefault = isDefault
+        self.autoselect = autoselect
+        self.channels = channels
+    }
+}
+
+public struct HLSMediaPlaylist: Equatable, Sendable {
+    public enum PlaylistType: String, Sendable { case vod = "VOD", event = "EVENT" }
+    public var targetDuration: Double = 0
+    /// The sequence number of the first segment.
+    public var mediaSequence = 0
+    public var discontinuitySequence = 0
+    public var playlistType: PlaylistType?
+    /// EXT-X-ENDLIST: no segment will be added (VOD, or a live stream that ended).
+    public var hasEndList = false
+    public var segments: [HLSSegment] = []
+
+    public var isLive: Bool { !hasEndList && playlistType != .vod }
+    public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
+}
+
+public struct HLSSegment: Equatable, Sendable {
+    public var uri: String
+    public var duration: Double
+    public var title = ""
+    public var sequenceNumber: Int
+    /// Counts the discontinuities before it (EXT-X-DISCONTINUITY-SEQUENCE plus those in the playlist).
+    public var discontinuitySequence: Int
+    /// EXT-X-DISCONTINUITY before it: timestamps and encoding may change here.
+    public var isDiscontinuity = false
+    public var byteRange: HLSByteRange?
+    public var key: HLSKey?
+    /// EXT-X-MAP: the initialization section (fMP4/CMAF) its media needs.
+    public var map: HLSMap?
+    /// EXT-X-PROGRAM-DATE-TIME, as written.
+    public var programDateTime: String?
+
+    public init(uri: String, duration: Double, title: String = "", sequenceNumber: Int, discontinuitySequence: Int = 0,
+                isDiscontinuity: Bool = false, byteRange: HLSByteRange? = nil, key: HLSKey? = nil, map: HLSMap? = nil,
+                programDateTime: String? = nil) {
+        self.uri = uri
+        self.duration = duration
+        self.title = title
+        self.sequenceNumber = sequenceNumber
+        self.discontinuitySequence = discontinuitySequence
+        self.isDiscontinuity = isDiscontinuity
+        self.byteRange = byteRange
+        self.key = key
+        self.map = map
+        self.programDateTime = programDateTime
+    }
+}
+
+/// EXT-X-BYTERANGE: a sub-range of the resource at the URI.
+public struct HLSByteRange: Equatable, Sendable {
+    public var length: Int64
+    public var offset: Int64
+
+    public init(length: Int64, offset: Int64) {
+        self.length = length
+        self.offset = offset
+    }
+}
+
+/// EXT-X-KEY: how the segments after it are encrypted.
+public struct HLSKey: Equatable, Sendable {
+    public enum Method: String, Sendable { case aes128 = "AES-128", sampleAES = "SAMPLE-AES" }
+    public var method: Method
+    public var uri: String
+    /// 16 bytes; absent: the segment's sequence number, big-endian (`iv(forSequence:)`).
+    public var iv: [UInt8]?
+
+    public init(method: Method, uri: String, iv: [UInt8]? = nil) {
+        self.method = method
+        self.uri = uri
+        self.iv = iv
+    }
+
+    /// The initialization vector for the segment numbered `sequence`.
+    public func iv(forSequence sequence: Int) -> [UInt8] {
+        if let iv { return iv }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var value = UInt64(truncatingIfNeeded: sequence)
+        for index in stride(from: 15, through: 8, by: -1) {
+            bytes[index] = UInt8(value & 0xff)
+            value >>= 8
+        }
+        return bytes
+    }
+}
+
+public struct HLSMap: Equatable, Sendable {
+    public var uri: String
+    public var byteRange: HLSByteRange?
+
+    public init(uri: String, byteRange: HLSByteRange? = nil) {
+        self.uri = uri
+        self.byteRange = byteRange
+    }
+}
+
+/// A playlist that cannot be read, with the line that says why.
+public struct HLSPlaylistError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var line: Int
+    public var reason: String
+    public var description: String { "playlist line \(line): \(reason)" }
+}

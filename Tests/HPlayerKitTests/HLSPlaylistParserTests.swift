@@ -1,0 +1,146 @@
+import Testing
+@testable import HPlayerKit
+
+@Suite struct HLSPlaylistParserTests {
+    static func media(_ text: String) throws -> HLSMediaPlaylist {
+        guard case let .media(playlist) = try HLSPlaylistParser.parse(text) else { throw HLSPlaylistError(line: 0, reason: "not media") }
+        return playlist
+    }
+
+    static func master(_ text: String) throws -> HLSMasterPlaylist {
+        guard case let .master(playlist) = try HLSPlaylistParser.parse(text) else { throw HLSPlaylistError(line: 0, reason: "not master") }
+        return playlist
+    }
+
+    @Test("A master playlist: every variant attribute, the renditions of its groups, CRLF line ends")
+    func masterPlaylist() throws {
+        let playlist = try Self.master("""
+            #EXTM3U\r
+            #EXT-X-INDEPENDENT-SEGMENTS\r
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="audio/en.m3u8"\r
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Deutsch",LANGUAGE="de",URI="audio/de.m3u8"\r
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="subs/en.m3u8"\r
+            #EXT-X-STREAM-INF:BANDWIDTH=1280000,AVERAGE-BANDWIDTH=1000000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",FRAME-RATE=29.970,AUDIO="aud",SUBTITLES="subs"\r
+            low/index.m3u8\r
+            # a comment, and an unknown tag, both ignored\r
+            #EXT-X-FUTURE-TAG:X=1\r
+            #EXT-X-STREAM-INF:BANDWIDTH=2560000,RESOLUTION=1280x720\r
+            http://cdn.example/high/index.m3u8\r
+            """)
+        #expect(playlist.hasIndependentSegments)
+        #expect(playlist.variants == [
+            HLSVariant(uri: "low/index.m3u8", bandwidth: 1_280_000, averageBandwidth: 1_000_000, resolution: HLSResolution(width: 640, height: 360),
+                       codecs: ["avc1.4d401e", "mp4a.40.2"], frameRate: 29.97, audioGroup: "aud", subtitlesGroup: "subs"),
+            HLSVariant(uri: "http://cdn.example/high/index.m3u8", bandwidth: 2_560_000, resolution: HLSResolution(width: 1280, height: 720)),
+        ])
+        #expect(playlist.renditions == [
+            HLSRendition(kind: .audio, groupID: "aud", name: "English", uri: "audio/en.m3u8", language: "en", isDefault: true, autoselect: true, channels: "2"),
+            HLSRendition(kind: .audio, groupID: "aud", name: "Deutsch", uri: "audio/de.m3u8", language: "de"),
+            HLSRendition(kind: .subtitles, groupID: "subs", name: "English", uri: "subs/en.m3u8", language: "en"),
+        ])
+    }
+
+    @Test("A VOD media playlist: sequence numbers from MEDIA-SEQUENCE, titles, the end list")
+    func vodPlaylist() throws {
+        let playlist = try Self.media("""
+            #EXTM3U
+            #EXT-X-VERSION:3
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MEDIA-SEQUENCE:7
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXTINF:4.000,first
+            seg7.ts
+            #EXTINF:3.5,
+            seg8.ts
+            #EXT-X-ENDLIST
+            """)
+        #expect(playlist.targetDuration == 4 && playlist.mediaSequence == 7 && playlist.playlistType == .vod && playlist.hasEndList)
+        #expect(!playlist.isLive && playlist.duration == 7.5)
+        #expect(playlist.segments == [
+            HLSSegment(uri: "seg7.ts", duration: 4, title: "first", sequenceNumber: 7),
+            HLSSegment(uri: "seg8.ts", duration: 3.5, sequenceNumber: 8),
+        ])
+    }
+
+    @Test("Discontinuities counted from DISCONTINUITY-SEQUENCE; a live playlist (no end list); the date-time kept")
+    func discontinuitiesAndLive() throws {
+        let playlist = try Self.media("""
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:100
+            #EXT-X-DISCONTINUITY-SEQUENCE:3
+            #EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:00.000Z
+            #EXTINF:2,
+            a.ts
+            #EXT-X-DISCONTINUITY
+            #EXTINF:2,
+            b.ts
+            #EXTINF:2,
+            c.ts
+            """)
+        #expect(playlist.isLive)
+        #expect(playlist.segments.map(\.discontinuitySequence) == [3, 4, 4])
+        #expect(playlist.segments.map(\.isDiscontinuity) == [false, true, false])
+        #expect(playlist.segments.map(\.sequenceNumber) == [100, 101, 102])
+        #expect(playlist.segments.map(\.programDateTime) == ["2026-11-23T10:00:00.000Z", nil, nil])
+    }
+
+    @Test("Byte ranges (an offset carried on from the range before), the init section of fMP4, keys with and without an IV")
+    func rangesMapsAndKeys() throws {
+        let playlist = try Self.media("""
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:5
+            #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
+            #EXT-X-KEY:METHOD=AES-128,URI="key.bin",IV=0x0102030405060708090A0B0C0D0E0F10
+            #EXT-X-BYTERANGE:1000@720
+            #EXTINF:2,
+            media.mp4
+            #EXT-X-BYTERANGE:500
+            #EXTINF:2,
+            media.mp4
+            #EXT-X-KEY:METHOD=AES-128,URI="key2.bin"
+            #EXTINF:2,
+            other.mp4
+            #EXT-X-KEY:METHOD=NONE
+            #EXTINF:2,
+            clear.mp4
+            """)
+        let map = HLSMap(uri: "init.mp4", byteRange: HLSByteRange(length: 720, offset: 0))
+        let firstKey = HLSKey(method: .aes128, uri: "key.bin", iv: Array(1...16))
+        let secondKey = HLSKey(method: .aes128, uri: "key2.bin")
+        #expect(playlist.segments == [
+            HLSSegment(uri: "media.mp4", duration: 2, sequenceNumber: 5, byteRange: HLSByteRange(length: 1000, offset: 720), key: firstKey, map: map),
+            HLSSegment(uri: "media.mp4", duration: 2, sequenceNumber: 6, byteRange: HLSByteRange(length: 500, offset: 1720), key: firstKey, map: map),
+            HLSSegment(uri: "other.mp4", duration: 2, sequenceNumber: 7, key: secondKey, map: map),
+            HLSSegment(uri: "clear.mp4", duration: 2, sequenceNumber: 8, map: map),
+        ])
+        // No IV given: the sequence number, big-endian, in 16 bytes.
+        #expect(secondKey.iv(forSequence: 7) == [UInt8](repeating: 0, count: 15) + [7])
+        #expect(secondKey.iv(forSequence: 0x0102) == [UInt8](repeating: 0, count: 14) + [1, 2])
+        #expect(firstKey.iv(forSequence: 7) == Array(1...16))
+    }
+
+    @Test("A malformed playlist is an error naming the line", arguments: [
+        ("not a playlist", 1, "not a playlist: it must begin with #EXTM3U"),
+        ("#EXTM3U\n#EXTINF:2,\na.ts", 1, "a media playlist without EXT-X-TARGETDURATION"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:two,\na.ts", 3, "EXTINF without a duration in seconds"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\na.ts", 3, "a segment URI with no EXTINF before it"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:x", 2, "EXT-X-TARGETDURATION x is not a number of seconds"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-BYTERANGE:100\n#EXTINF:2,\na.ts", 3,
+         "EXT-X-BYTERANGE without an offset, and no range of a.ts before it"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n#EXT-X-MEDIA-SEQUENCE:4", 5, "EXT-X-MEDIA-SEQUENCE after the first segment"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128", 3, "EXT-X-KEY without URI"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0xZZ", 3, "EXT-X-KEY IV 0xZZ is not 0x and up to 32 hex digits"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4", 3, "attribute URI has an unclosed quote"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=640x360\nlow.m3u8", 2, "EXT-X-STREAM-INF without BANDWIDTH"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,RESOLUTION=wide\nlow.m3u8", 2, "RESOLUTION wide is not WIDTHxHEIGHT"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1", 2, "EXT-X-STREAM-INF with no URI after it"),
+        ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nlow.m3u8\n#EXTINF:2,\na.ts", 4,
+         "a master playlist (EXT-X-STREAM-INF, EXT-X-MEDIA) cannot list segments (EXTINF)"),
+        ("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,NAME=\"x\"", 2, "EXT-X-MEDIA without GROUP-ID and NAME"),
+    ])
+    func malformed(text: String, line: Int, reason: String) {
+        #expect(throws: HLSPlaylistError(line: line, reason: reason)) { try HLSPlaylistParser.parse(text) }
+    }
+}
