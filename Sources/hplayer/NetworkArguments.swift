@@ -13,6 +13,8 @@ struct NetworkArguments: ParsableArguments {
     var tlsVerify: String?
     @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
+    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: max (the default), min, or the highest at or below this many bits per second.")
+    var hlsBitrate: String?
 
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
@@ -28,5 +30,11 @@ struct NetworkArguments: ParsableArguments {
         case let other?: throw .usage(input: "--tls-verify", reason: "expected yes or no, got '\(other)'")
         }
         options.caFile = caFile
+        if let hlsBitrate {
+            guard let bitrate = HLSBitrate(hlsBitrate) else {
+                throw .usage(input: "--hls-bitrate", reason: "expected max, min or bits per second, got '\(hlsBitrate)'")
+            }
+            options.hlsBitrate = bitrate
+        }
     }
 }

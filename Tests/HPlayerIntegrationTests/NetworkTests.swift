@@ -129,4 +129,141 @@ extension Playback {
             #expect(waited < 0.5, "close waited \(waited) s on the stalled transfer")
         }
     }
+
+    /// Our HLS client, against the fault server (its log shows every request) and nginx.
+    @Suite(.timeLimit(.minutes(2))) struct HLSPlayback {
+        /// A 3-variant ladder of 6 s, MPEG-TS segments of 2 s: v0 320x180 (400 kb/s declared),
+        /// v1 640x360 (1 Mb/s), v2 960x540 (1.8 Mb/s); the master playlist is hls-ladder/master.m3u8.
+        static let ladder: Result<String, FixtureError> = {
+            let folder = Fixtures.directory.appendingPathComponent("hls-ladder").path
+            let variants = [("320x180", "300k", 400_000), ("640x360", "800k", 1_000_000), ("960x540", "1500k", 1_800_000)]
+            var master = "#EXTM3U\n"
+            for (index, (size, rate, bandwidth)) in variants.enumerated() {
+                try? FileManager.default.createDirectory(atPath: "\(folder)/v\(index)", withIntermediateDirectories: true)
+                guard let made = try? Command.run([
+                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=6",
+                    "-f", "lavfi", "-i", "sine=d=6", "-c:v", "libx264", "-b:v", rate, "-g", "50", "-c:a", "aac",
+                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "\(folder)/v\(index)/index.m3u8"], timeout: 300),
+                    made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make the HLS ladder")) }
+                master += "#EXT-X-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(size)\nv\(index)/index.m3u8\n"
+            }
+            do {
+                try master.write(toFile: "\(folder)/master.m3u8", atomically: true, encoding: .utf8)
+            } catch {
+                return .failure(FixtureError(description: "\(error)"))
+            }
+            return .success(folder)
+        }()
+
+        static func untimed() -> PlayerOptions {
+            var options = PlayerOptions()
+            options.isUntimed = true
+            return options
+        }
+
+        @Test("--hls-bitrate picks the variant; its frames are ffmpeg's reading of that variant, and nothing is fetched from the others",
+              arguments: [(HLSBitrate.max, 2), (.min, 0), (.atMost(1_200_000), 1), (.atMost(100), 0)])
+        func variantChoice(bitrate: HLSBitrate, variant: Int) async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = bitrate
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-variant")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v\(variant)/index.m3u8")))
+            let paths = server.requests.map(\.path)
+            #expect(paths.first == "/master.m3u8")
+            #expect(paths.dropFirst().allSatisfy { $0.hasPrefix("/v\(variant)/") }, "requests: \(paths)")
+            #expect(paths.filter { $0.hasSuffix(".ts") }.count == 3)
+        }
+
+        @Test("A segment answered with 500 is asked again after a wait: every frame presented")
+        func segmentErrorIsRetried() async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(["--status", "500", "--status-path", "v0/index1.ts", "--status-times", "1"], root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-500")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
+            #expect(server.requests.filter { $0.path == "/v0/index1.ts" }.map(\.status) == [500, 200])
+        }
+
+        @Test("An exact seek in a VOD stream fetches from the segment holding the target on, and presents ffmpeg's frames from it")
+        func exactSeek() async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-seek")
+            session.player.prepare()
+            try await session.waitForPrepared()
+            let fetchedBefore = server.requests.count
+            session.player.seek(to: 3.5, mode: .exact)
+            let requested = MonotonicClock.now()  // seek returns once applied: nothing older is presented after
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            // Seek positions count from the stream's start (its earliest packet, the sound's);
+            // ffmpeg's frames at or after that point are the ones to see.
+            let info = try #require(session.player.mediaInfo)
+            let expected = try Fixtures.framePts("\(folder)/v0/index.m3u8").enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }
+            let md5s = try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")
+            #expect(expected.count > 50)
+            let after = session.presentedFrames.filter { $0.presentedAt > requested }
+            #expect(after.map(\.md5) == expected.map { md5s[$0.offset] })
+            // The segment holding 3.5 s is the second: the first is never fetched again after the opening.
+            let paths = server.requests.dropFirst(fetchedBefore).map(\.path)
+            #expect(!paths.contains("/v0/index0.ts") && paths.contains("/v0/index1.ts"), "requests after the opening: \(paths)")
+        }
+
+        @Test("A live stream (ffmpeg writing a sliding window as the test runs) starts three target durations from the live edge and follows the reloads", .realTime)
+        func liveFollowsTheReloads() async throws {
+            let folder = Fixtures.newFolder("hls-live")
+            let encoder = try BackgroundProcess([
+                "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=40",
+                "-f", "lavfi", "-i", "sine=d=40", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1",
+                "-hls_list_size", "6", "-hls_flags", "delete_segments+temp_file", folder + "/live.m3u8"])
+            defer { encoder.send(signal: SIGKILL) }
+            @Sendable func listed() -> [Int] {
+                let text = (try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? ""
+                guard case let .media(playlist)? = try? HLSPlaylistParser.parse(text) else { return [] }
+                return playlist.segments.map(\.sequenceNumber)
+            }
+            try #require(await until(timeout: 20) { listed().count >= 6 }, "the encoder wrote no window of 6 segments")
+            let edge = listed().last!
+            let server = try FaultServer(root: folder)
+            let session = PlayerSession(url: server.url("live.m3u8"), name: "hls-live")
+            session.player.prepare()
+            session.player.play()
+            try await Task.sleep(nanoseconds: 6_000_000_000)
+            session.close()
+            let segments = server.requests.compactMap { request -> Int? in
+                guard request.path.hasSuffix(".ts") else { return nil }
+                return Int(request.path.dropFirst("/live".count).dropLast(".ts".count))
+            }
+            // Three target durations (3 s of 1 s segments) from the edge seen when the player opened.
+            let first = try #require(segments.first)
+            #expect(first >= edge - 3 && first <= edge + 1, "first segment \(first), edge \(edge)")
+            // It went on past the playlist it opened with: the reloads were followed, in order, none skipped.
+            #expect(segments.count >= 5 && segments.last! > edge + 2, "segments fetched: \(segments)")
+            #expect(zip(segments, segments.dropFirst()).allSatisfy { $1 == $0 + 1 }, "segments fetched: \(segments)")
+            let frames = session.presentedFrames
+            #expect(frames.count > 100, "\(frames.count) frames in 6 s")
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.pts > $0.pts })
+        }
+
+        @Test("fMP4 segments are left to libavformat's own HLS client, and play")
+        func fragmentedMP4IsLeftToLibavformat() async throws {
+            let folder = Fixtures.newFolder("hls-fmp4")
+            let made = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
+                                        "-c:v", "libx264", "-g", "50", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                                        "-hls_segment_type", "fmp4", folder + "/index.m3u8"])
+            try #require(made.status == 0, "\(made.stderr)")
+            let server = try NginxServer(root: folder)
+            let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-fmp4")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(folder + "/index.m3u8")))
+        }
+    }
 }

@@ -144,3 +144,36 @@ import Testing
         #expect(throws: HLSPlaylistError(line: line, reason: reason)) { try HLSPlaylistParser.parse(text) }
     }
 }
+
+@Suite struct HLSURLTests {
+    @Test("A playlist's URIs resolved against its URL", arguments: [
+        ("seg1.ts", "http://h.test/a/b/index.m3u8", "http://h.test/a/b/seg1.ts"),
+        ("../c/seg1.ts", "http://h.test/a/b/index.m3u8", "http://h.test/a/c/seg1.ts"),
+        ("./v1/index.m3u8", "https://h.test:8443/master.m3u8?token=1", "https://h.test:8443/v1/index.m3u8"),
+        ("/root/seg.ts?x=2", "http://h.test/a/b/index.m3u8", "http://h.test/root/seg.ts?x=2"),
+        ("//cdn.test/seg.ts", "https://h.test/a/index.m3u8", "https://cdn.test/seg.ts"),
+        ("http://other.test/seg.ts", "https://h.test/a/index.m3u8", "http://other.test/seg.ts"),
+        ("../../../seg.ts", "http://h.test/a/index.m3u8", "http://h.test/seg.ts"),
+        ("seg.ts", "http://h.test", "http://h.test/seg.ts"),
+    ])
+    func resolves(reference: String, base: String, resolved: String) {
+        #expect(HLSURL.resolve(reference, against: base) == resolved)
+    }
+}
+
+@Suite struct HLSBitrateTests {
+    static let variants = [400_000, 1_800_000, 1_000_000].map { HLSVariant(uri: "v\($0)", bandwidth: $0) }
+
+    @Test("--hls-bitrate: the variant chosen, in any order the master lists them", arguments: [
+        ("max", 1), ("min", 0), ("1000000", 2), ("1799999", 2), ("5000000", 1), ("100", 0),
+    ])
+    func chooses(text: String, index: Int) throws {
+        let bitrate = try #require(HLSBitrate(text))
+        #expect(bitrate.choose(among: Self.variants) == index)
+    }
+
+    @Test("Anything else is refused", arguments: ["", "maximum", "-5", "0", "1.5e6"])
+    func refuses(text: String) {
+        #expect(HLSBitrate(text) == nil)
+    }
+}

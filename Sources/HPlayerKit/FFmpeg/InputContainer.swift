@@ -1,4 +1,5 @@
 import CFFmpeg
+import CHPlayerShim
 import Glibc
 import Synchronization
 
@@ -18,13 +19,16 @@ final class InputContainer: @unchecked Sendable {
     private var pipeDescriptor: Int32 = -1
     /// What libavformat reads through instead of its own protocols, when given.
     private let byteSource: ByteSource?
+    /// The HLS client left the playlist to libavformat (the opening thread's).
+    private var leftToLibavformat = false
     private var io: ByteSourceIO?
 
     /// - Parameter byteSource: the bytes to read; nil: the I/O layer's HTTP client for an
     ///   http(s) URL, else libavformat opens `url` itself.
     init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions()) {
         self.url = url
-        self.byteSource = byteSource ?? (NetworkOptions.isHTTP(url) ? HTTPByteSource(url: url, options: network) : nil)
+        self.byteSource = byteSource ?? (NetworkOptions.isHLS(url) ? HLSSegmentStream(url: url, options: network)
+            : NetworkOptions.isHTTP(url) ? HTTPByteSource(url: url, options: network) : nil)
     }
 
     deinit { close() }
@@ -41,9 +45,21 @@ final class InputContainer: @unchecked Sendable {
         }
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
         var openedURL = url
-        if let byteSource {
+        if let hls = byteSource as? HLSSegmentStream {
             do {
-                try byteSource.open(at: 0)
+                try hls.open(at: 0)
+            } catch {
+                avformat_free_context(allocated)
+                throw error
+            }
+            if let feature = hls.unsupportedFeature {
+                Log.source.info("\(url): \(feature): played by libavformat's own HLS client")
+                leftToLibavformat = true
+            }
+        }
+        if let byteSource, !leftToLibavformat {
+            do {
+                if !(byteSource is HLSSegmentStream) { try byteSource.open(at: 0) }
                 let io = try ByteSourceIO(source: byteSource)
                 self.io = io
                 allocated.pointee.pb = io.context
@@ -114,9 +130,21 @@ final class InputContainer: @unchecked Sendable {
         av_read_frame(context, packet)
     }
 
-    /// Seeks every stream to the key frame at or before `microseconds` (AV_TIME_BASE units).
+    /// Seeks every stream to the key frame at or before `microseconds` (AV_TIME_BASE units). An
+    /// HLS stream goes to the segment holding that time, and libavformat reads on from there.
     func seek(toMicroseconds microseconds: Int64) -> Int32 {
-        avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
+        guard !leftToLibavformat, let timed = byteSource as? TimeSeekableByteSource, let context, let pb = context.pointee.pb else {
+            return avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
+        }
+        do throws(MediaError) {
+            let position = try timed.prepareSeek(toTime: max(0, Double(microseconds) / Double(AV_TIME_BASE) - startTime))
+            avformat_flush(context)
+            let result = avio_seek(pb, position, SEEK_SET)
+            return result < 0 ? Int32(truncatingIfNeeded: result) : 0
+        } catch {
+            Log.source.warning("\(url): \(error.reason)")
+            return hp_averror(EIO)
+        }
     }
 
     /// The container's first timestamp in seconds (0 when it gives none): the stream analysis
@@ -131,6 +159,7 @@ final class InputContainer: @unchecked Sendable {
 
     /// The container's duration in seconds, or nil when unknown (live streams).
     var duration: Double? {
+        if !leftToLibavformat, let timed = byteSource as? TimeSeekableByteSource { return timed.duration }
         guard let context, context.pointee.duration != noTimestamp, context.pointee.duration > 0 else { return nil }
         return Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }

@@ -76,12 +76,20 @@ final class CurlTransfer: @unchecked Sendable {
         _ = hp_curl_set_pointer(easy, CURLOPT_HEADERDATA, context)
     }
 
-    /// Asks for the resource from byte `position` on.
-    func start(at position: Int64) {
+    /// Points the handle at another resource; its connection is kept for it when the host is the same.
+    func retarget(url: String) {
+        stop()
+        _ = hp_curl_set_string(easy, CURLOPT_URL, url)
+    }
+
+    /// Asks for the resource from byte `position` on, up to (not including) `end` when given.
+    func start(at position: Int64, end: Int64? = nil) {
         stop()
         errorBuffer[0] = 0
         receiver.begin(at: position)
-        if position > 0 {
+        if let end {
+            _ = hp_curl_set_string(easy, CURLOPT_RANGE, "\(position)-\(end - 1)")
+        } else if position > 0 {
             _ = hp_curl_set_string(easy, CURLOPT_RANGE, "\(position)-")
         } else {
             _ = hp_curl_set_string(easy, CURLOPT_RANGE, nil)

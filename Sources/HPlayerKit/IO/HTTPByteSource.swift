@@ -8,9 +8,11 @@ import Synchronization
 /// not one byte is lost. A seek within what has arrived, or a little ahead of it, reads on;
 /// further, it asks for a new range. `cancel` makes a wait for the network return at once.
 public final class HTTPByteSource: ByteSource, @unchecked Sendable {
-    public let url: String
+    /// What it reads now: `open(url:at:)` moves it on to another resource on the same
+    /// connection (the segments of a playlist).
+    public private(set) var url: String
     private let options: NetworkOptions
-    private let isCancelled = Atomic<Bool>(false)
+    private let cancelled = Atomic<Bool>(false)
     /// Made by `open`; used by the read thread alone, but for `wake`.
     private let transfer = Locked<CurlTransfer?>(nil)
 
@@ -21,6 +23,8 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     private var offset: Int64 = 0
     /// The body reached the resource's end.
     private var isAtEnd = false
+    /// Where reading stops short of the resource's end, when only a range of it is read.
+    private var end: Int64?
     /// Failures in a row, since bytes last arrived.
     private var failures = 0
     private var lastProgress = (arrived: Int64(0), at: 0.0)
@@ -39,9 +43,27 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     }
 
     public func open(at offset: Int64) throws(MediaError) {
-        let made = try CurlTransfer(url: url, options: options)
-        current = made
-        transfer.withLock { $0 = made }
+        try open(url: url, at: offset)
+    }
+
+    /// Opens `url`, reusing the handle (and its connection) when one is open already; with
+    /// `length`, only that many bytes from `offset` (a byte range of a playlist's segment).
+    public func open(url newURL: String, at offset: Int64, length: Int64? = nil) throws(MediaError) {
+        url = newURL
+        end = length.map { offset + $0 }
+        let made: CurlTransfer
+        if let current {
+            current.stop()
+            current.retarget(url: newURL)
+            made = current
+        } else {
+            made = try CurlTransfer(url: newURL, options: options)
+            current = made
+            transfer.withLock { $0 = made }
+        }
+        info = ByteSourceInfo(acceptsRanges: false)
+        hasInfo = false
+        failures = 0
         self.offset = offset
         try begin(at: offset)
         // The first answer fills `info`; errors at the opening are reported from here.
@@ -55,14 +77,16 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         guard let current else { throw MediaError(input: url, reason: "not open") }
         while true {
             try checkCancelled()
-            let count = current.receiver.take(into: buffer)
+            let wanted = end.map { UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(Int(max(0, min(Int64(buffer.count), $0 - offset))))) } ?? buffer
+            if let end, offset >= end { return 0 }
+            let count = current.receiver.take(into: wanted)
             if count > 0 {
                 offset += Int64(count)
                 return count
             }
             if !isTransferring {
                 if isAtEnd { return 0 }
-                if let length = info.contentLength, offset >= length { return 0 }
+                if let length = end ?? info.contentLength, offset >= length { return 0 }
                 try begin(at: offset)
             }
             try pump(current, isOpening: false)
@@ -92,8 +116,24 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         isAtEnd = false
     }
 
+    /// The whole resource (a playlist, a key), at most `limit` bytes.
+    public func readAll(limit: Int = 16 << 20) throws(MediaError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try read(into: chunk)
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+            guard bytes.count <= limit else { throw MediaError(input: url, reason: "larger than \(limit) bytes") }
+        }
+    }
+
+    /// `cancel` has been called: every read fails from now on.
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
     public func cancel() {
-        isCancelled.store(true, ordering: .relaxed)
+        cancelled.store(true, ordering: .relaxed)
         transfer.withLock { $0 }?.wake()
     }
 
@@ -102,7 +142,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     private func begin(at position: Int64) throws(MediaError) {
         guard let current else { return }
         current.receiver.clearPending()
-        current.start(at: position)
+        current.start(at: position, end: end)
         isTransferring = true
         isAtEnd = false
         lastProgress = (0, MonotonicClock.now())
@@ -133,7 +173,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
             isTransferring = false
             // A body that ends short of the length the server gave was cut.
             let resumeAt = receiver.nextPosition + receiver.skip
-            guard let length = info.contentLength, resumeAt < length else {
+            guard let length = end ?? info.contentLength, resumeAt < length else {
                 isAtEnd = true
                 return
             }
@@ -157,7 +197,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         Log.network.warning("\(url): \(reason); trying again from byte \(resumeAt) in \(delay) s")
         try sleep(delay)
         // What arrived and was not read yet stays: the new request starts after it.
-        current.start(at: resumeAt)
+        current.start(at: resumeAt, end: end)
         isTransferring = true
         lastProgress = (0, MonotonicClock.now())
     }
@@ -176,7 +216,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     }
 
     private func checkCancelled() throws(MediaError) {
-        if isCancelled.load(ordering: .relaxed) { throw MediaError(input: url, reason: "cancelled") }
+        if isCancelled { throw MediaError(input: url, reason: "cancelled") }
     }
 
     /// Sleeps `seconds`, or until cancelled.

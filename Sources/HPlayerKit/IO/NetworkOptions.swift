@@ -12,10 +12,19 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `--tls-verify`: certificates are verified unless this is false (mpv's default is the
     /// other way round).
     public var verifiesTLS = true
-    /// `--tls-ca-file`: certificate authorities to trust besides the system's.
+    /// `--tls-ca-file`: certificate authorities to trust instead of the system's.
     public var caFile: String?
+    /// `--hls-bitrate`: the variant of an HLS master playlist to play.
+    public var hlsBitrate = HLSBitrate.max
 
     public init() {}
+
+    /// Whether `url` is an HLS playlist, for our HLS client: its path ends in .m3u8.
+    public static func isHLS(_ url: String) -> Bool {
+        guard isHTTP(url) else { return false }
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        return path.lowercased().hasSuffix(".m3u8")
+    }
 
     /// Whether `url` is fetched by the I/O layer's HTTP client rather than by libavformat.
     public static func isHTTP(_ url: String) -> Bool {

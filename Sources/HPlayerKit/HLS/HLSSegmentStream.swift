@@ -1,0 +1,230 @@
+/// A byte source that seeks by time: the source asks it for the place of a time, then reads on
+/// from there (an HLS stream jumps to a segment).
+public protocol TimeSeekableByteSource: ByteSource {
+    /// Seconds from the start, when known (VOD).
+    var duration: Double? { get }
+    /// Makes the next bytes those of the segment holding `seconds` (from the start); returns the
+    /// byte offset those bytes begin at, for the reader's own position.
+    func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64
+}
+
+/// Our HLS client: fetches the playlist (and, from a master playlist, the one variant chosen by
+/// `--hls-bitrate`) through the I/O layer and reads the variant's MPEG-TS segments one after
+/// another, on one connection, as one stream of bytes that libavformat demuxes. Nothing is
+/// fetched from a variant that is not played. A live playlist is reloaded as it is played out,
+/// starting three target durations from its live edge. fMP4 and encrypted segments are not
+/// read yet: `unsupportedFeature` says so, and the caller leaves the URL to libavformat.
+///
+/// A segment that cannot be fetched after the I/O layer's retries is skipped, with a warning.
+/// Positions: each segment's bytes follow the last one's; a seek by time starts the segment it
+/// lands in at a fresh position past everything read, so libavformat's view stays consistent.
+public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
+    public let url: String
+    private let options: NetworkOptions
+    private let http: HTTPByteSource
+
+    // The read thread's own.
+    private var playlistURL = ""
+    private var playlist = HLSMediaPlaylist()
+    /// The index in `playlist.segments` of the segment being read; nil before the first.
+    private var segmentIndex: Int?
+    /// The sequence number of the segment being read, which a live reload keeps its place by.
+    private var sequenceNumber = 0
+    /// Where the current segment's bytes begin in the stream, and how far it has been read.
+    private var segmentStart: Int64 = 0
+    private var segmentOffset: Int64 = 0
+    /// Past every byte handed out so far: where a jump puts the next segment.
+    private var highestPosition: Int64 = 0
+    /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
+    public private(set) var unsupportedFeature: String?
+
+    public init(url: String, options: NetworkOptions = NetworkOptions()) {
+        self.url = url
+        self.options = options
+        http = HTTPByteSource(url: url, options: options)
+    }
+
+    public var info: ByteSourceInfo { ByteSourceInfo(contentLength: nil, mimeType: nil, acceptsRanges: false) }
+
+    public var duration: Double? { playlist.isLive ? nil : playlist.duration }
+
+    public func open(at offset: Int64) throws(MediaError) {
+        let text = try fetchText(url)
+        switch try parse(text, from: url) {
+        case let .master(master):
+            guard let chosen = options.hlsBitrate.choose(among: master.variants) else {
+                throw MediaError(input: url, reason: "a master playlist with no variant")
+            }
+            let variant = master.variants[chosen]
+            if master.renditions.contains(where: { $0.uri != nil && ($0.groupID == variant.audioGroup || $0.groupID == variant.videoGroup) }) {
+                unsupportedFeature = "separate audio or video renditions (EXT-X-MEDIA with a URI)"
+                return
+            }
+            Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(Self.describe(variant))")
+            playlistURL = HLSURL.resolve(variant.uri, against: url)
+            guard case let .media(media) = try parse(try fetchText(playlistURL), from: playlistURL) else {
+                throw MediaError(input: playlistURL, reason: "a variant's playlist is a master playlist")
+            }
+            playlist = media
+        case let .media(media):
+            playlistURL = url
+            playlist = media
+        }
+        guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
+        if playlist.segments.contains(where: { $0.map != nil }) {
+            unsupportedFeature = "fMP4 segments (EXT-X-MAP)"
+        } else if playlist.segments.contains(where: { $0.key != nil }) {
+            unsupportedFeature = "encrypted segments (EXT-X-KEY)"
+        }
+        guard unsupportedFeature == nil else { return }
+        try startSegment(at: firstSegmentIndex())
+    }
+
+    /// "1280x720 2.8 Mb/s".
+    static func describe(_ variant: HLSVariant) -> String {
+        let rate = DecimalText.fixed(Double(variant.bandwidth) / 1_000_000, places: 1) + " Mb/s"
+        guard let resolution = variant.resolution else { return rate }
+        return "\(resolution.width)x\(resolution.height) \(rate)"
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        while true {
+            let count: Int
+            do {
+                count = try http.read(into: buffer)
+            } catch {
+                if http.isCancelled { throw error }
+                Log.network.warning("\(http.url): \(error.reason); skipping the segment")
+                guard try advance() else { return 0 }
+                continue
+            }
+            if count > 0 {
+                segmentOffset += Int64(count)
+                highestPosition = max(highestPosition, segmentStart + segmentOffset)
+                return count
+            }
+            guard try advance() else { return 0 }
+        }
+    }
+
+    public func seek(to offset: Int64) throws(MediaError) {
+        // Within the segment being read (libavformat looking back a little while probing).
+        guard offset >= segmentStart else {
+            throw MediaError(input: url, reason: "cannot seek back before the segment being read")
+        }
+        try http.seek(to: offset - segmentStart)
+        segmentOffset = offset - segmentStart
+    }
+
+    public func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64 {
+        var index = 0
+        var start = 0.0
+        while index < playlist.segments.count - 1, start + playlist.segments[index].duration <= seconds {
+            start += playlist.segments[index].duration
+            index += 1
+        }
+        // Far past what was read: libavformat then seeks instead of reading forward to get there.
+        try startSegment(at: index, position: highestPosition + (1 << 32))
+        return segmentStart
+    }
+
+    public func cancel() { http.cancel() }
+
+    // MARK: Segments
+
+    /// VOD: the first segment. Live: the one three target durations from the live edge.
+    private func firstSegmentIndex() -> Int {
+        guard playlist.isLive else { return 0 }
+        var remaining = 0.0
+        var index = playlist.segments.count
+        while index > 0, remaining < 3 * playlist.targetDuration {
+            index -= 1
+            remaining += playlist.segments[index].duration
+        }
+        return index
+    }
+
+    /// Opens segment `index`, or the first after it that can be fetched.
+    private func startSegment(at index: Int, position: Int64? = nil) throws(MediaError) {
+        var index = index
+        while true {
+            if index >= playlist.segments.count {
+                guard playlist.isLive, let found = try awaitSegment(after: sequenceNumber) else { return finish() }
+                index = found
+            }
+            let segment = playlist.segments[index]
+            segmentIndex = index
+            sequenceNumber = segment.sequenceNumber
+            segmentStart = position ?? (segmentStart + segmentOffset)
+            segmentOffset = 0
+            do {
+                try open(segment.uri, range: segment.byteRange)
+                return
+            } catch {
+                if http.isCancelled { throw error }
+                Log.network.warning("\(HLSURL.resolve(segment.uri, against: playlistURL)): \(error.reason); skipping the segment")
+                index += 1
+            }
+        }
+    }
+
+    /// The segment has ended: on to the next. False at the end of the stream.
+    private func advance() throws(MediaError) -> Bool {
+        guard let index = segmentIndex else { return false }
+        try startSegment(at: index + 1)
+        return segmentIndex != nil
+    }
+
+    private func finish() {
+        segmentIndex = nil
+    }
+
+    private func open(_ uri: String, range: HLSByteRange?) throws(MediaError) {
+        let target = HLSURL.resolve(uri, against: playlistURL)
+        try http.open(url: target, at: range?.offset ?? 0, length: range?.length)
+    }
+
+    /// Live: reloads the playlist until a segment after `sequence` is listed; its index, or nil
+    /// when the playlist has ended instead.
+    private func awaitSegment(after sequence: Int) throws(MediaError) -> Int? {
+        var unchanged = false
+        while true {
+            if let index = playlist.segments.firstIndex(where: { $0.sequenceNumber > sequence }) {
+                if playlist.segments[index].sequenceNumber > sequence + 1 {
+                    Log.network.warning("\(playlistURL): fell out of the live window; jumping to segment \(playlist.segments[index].sequenceNumber)")
+                }
+                return index
+            }
+            guard playlist.isLive else { return nil }
+            // Reloaded every target duration, or half of it when it did not change.
+            try wait(unchanged ? playlist.targetDuration / 2 : playlist.targetDuration)
+            let before = playlist.segments.last?.sequenceNumber
+            guard case let .media(reloaded) = try parse(try fetchText(playlistURL), from: playlistURL) else {
+                throw MediaError(input: playlistURL, reason: "the live playlist became a master playlist")
+            }
+            playlist = reloaded
+            unchanged = playlist.segments.last?.sequenceNumber == before
+        }
+    }
+
+    private func wait(_ seconds: Double) throws(MediaError) {
+        let end = MonotonicClock.now() + seconds
+        while MonotonicClock.now() < end {
+            if http.isCancelled { throw MediaError(input: url, reason: "cancelled") }
+            MonotonicClock.sleep(until: min(end, MonotonicClock.now() + 0.02))
+        }
+    }
+
+    private func fetchText(_ target: String) throws(MediaError) -> String {
+        try http.open(url: target, at: 0)
+        return String(decoding: try http.readAll(), as: UTF8.self)
+    }
+
+    private func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
+        do {
+            return try HLSPlaylistParser.parse(text)
+        } catch {
+            throw MediaError(input: source, reason: error.description)
+        }
+    }
+}
