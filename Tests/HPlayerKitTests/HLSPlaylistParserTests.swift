@@ -155,6 +155,8 @@ import Testing
         ("http://other.test/seg.ts", "https://h.test/a/index.m3u8", "http://other.test/seg.ts"),
         ("../../../seg.ts", "http://h.test/a/index.m3u8", "http://h.test/seg.ts"),
         ("seg.ts", "http://h.test", "http://h.test/seg.ts"),
+        // A URL in the query does not make the reference absolute.
+        ("seg1.ts?cb=https://x.test/", "http://h.test/a/index.m3u8", "http://h.test/a/seg1.ts?cb=https://x.test/"),
     ])
     func resolves(reference: String, base: String, resolved: String) {
         #expect(HLSURL.resolve(reference, against: base) == resolved)

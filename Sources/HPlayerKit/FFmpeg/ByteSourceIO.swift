@@ -23,6 +23,7 @@ final class ByteSourceIO {
         let opaque = Unmanaged.passUnretained(state).toOpaque()
         context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(bufferSize), 0, opaque, { opaque, buffer, size in
             let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
+            state.lastError = nil
             do throws(MediaError) {
                 let count = try state.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(max(size, 0))))
                 state.position += Int64(count)
@@ -43,6 +44,7 @@ final class ByteSourceIO {
                 target = length &+ offset
             default: return -1
             }
+            state.lastError = nil
             do throws(MediaError) {
                 try state.source.seek(to: target)
             } catch {

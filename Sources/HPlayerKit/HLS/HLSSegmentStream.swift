@@ -35,6 +35,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private var segmentOffset: Int64 = 0
     /// Past every byte handed out so far: where a jump puts the next segment.
     private var highestPosition: Int64 = 0
+    /// Where the segment's bytes begin in its resource (a BYTERANGE's offset, else 0).
+    private var segmentBase: Int64 = 0
+    /// Segments skipped one after another: past `skipLimit`, the stream fails instead of
+    /// skipping through a whole outage to a false end.
+    private var skippedInARow = 0
+    static let skipLimit = 3
+    /// Live playlist reloads that failed one after another, and how many are ridden out.
+    private var failedReloads = 0
+    static let reloadFailureLimit = 5
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
 
@@ -77,6 +86,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             unsupportedFeature = "encrypted segments (EXT-X-KEY)"
         }
         guard unsupportedFeature == nil else { return }
+        sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         try startSegment(at: firstSegmentIndex())
     }
 
@@ -93,12 +103,12 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             do {
                 count = try http.read(into: buffer)
             } catch {
-                if http.isCancelled { throw error }
-                Log.network.warning("\(http.url): \(error.reason); skipping the segment")
+                try skip(http.url, error)
                 guard try advance() else { return 0 }
                 continue
             }
             if count > 0 {
+                skippedInARow = 0
                 segmentOffset += Int64(count)
                 highestPosition = max(highestPosition, segmentStart + segmentOffset)
                 return count
@@ -112,7 +122,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard offset >= segmentStart else {
             throw MediaError(input: url, reason: "cannot seek back before the segment being read")
         }
-        try http.seek(to: offset - segmentStart)
+        try http.seek(to: segmentBase + offset - segmentStart)
         segmentOffset = offset - segmentStart
     }
 
@@ -161,8 +171,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 try open(segment.uri, range: segment.byteRange)
                 return
             } catch {
-                if http.isCancelled { throw error }
-                Log.network.warning("\(HLSURL.resolve(segment.uri, against: playlistURL)): \(error.reason); skipping the segment")
+                try skip(HLSURL.resolve(segment.uri, against: playlistURL), error)
                 index += 1
             }
         }
@@ -179,9 +188,22 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         segmentIndex = nil
     }
 
+    /// A segment failed after the I/O layer's retries: skipped with a warning, unless too many
+    /// in a row failed (the network is gone) or the stream was cancelled.
+    private func skip(_ segmentURL: String, _ error: MediaError) throws(MediaError) {
+        if http.isCancelled { throw error }
+        skippedInARow += 1
+        guard skippedInARow <= Self.skipLimit else {
+            throw MediaError(input: segmentURL, reason: "\(error.reason) (\(skippedInARow) segments in a row failed)")
+        }
+        Log.network.warning("\(segmentURL): \(error.reason); skipping the segment")
+    }
+
     private func open(_ uri: String, range: HLSByteRange?) throws(MediaError) {
         let target = HLSURL.resolve(uri, against: playlistURL)
-        try http.open(url: target, at: range?.offset ?? 0, length: range?.length)
+        segmentBase = range?.offset ?? 0
+        // After the first, a segment is the stream going on: a refused connection is waited out.
+        try http.open(url: target, at: segmentBase, length: range?.length, isContinuation: highestPosition > 0)
     }
 
     /// Live: reloads the playlist until a segment after `sequence` is listed; its index, or nil
@@ -197,12 +219,23 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             }
             guard playlist.isLive else { return nil }
             // Reloaded every target duration, or half of it when it did not change.
-            try wait(unchanged ? playlist.targetDuration / 2 : playlist.targetDuration)
+            try wait(max(0.5, unchanged ? playlist.targetDuration / 2 : playlist.targetDuration))
             let before = playlist.segments.last?.sequenceNumber
-            guard case let .media(reloaded) = try parse(try fetchText(playlistURL), from: playlistURL) else {
+            let reloaded: HLSPlaylist
+            do {
+                reloaded = try parse(try fetchText(playlistURL), from: playlistURL)
+                failedReloads = 0
+            } catch {
+                if http.isCancelled { throw error }
+                failedReloads += 1
+                guard failedReloads <= Self.reloadFailureLimit else { throw error }
+                Log.network.warning("\(playlistURL): reloading failed: \(error.reason); trying again")
+                continue
+            }
+            guard case let .media(media) = reloaded else {
                 throw MediaError(input: playlistURL, reason: "the live playlist became a master playlist")
             }
-            playlist = reloaded
+            playlist = media
             unchanged = playlist.segments.last?.sequenceNumber == before
         }
     }

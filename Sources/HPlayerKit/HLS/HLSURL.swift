@@ -2,7 +2,7 @@
 /// resolved here, as a pure function.
 enum HLSURL {
     static func resolve(_ reference: String, against base: String) -> String {
-        if reference.contains("://") { return reference }
+        if hasScheme(reference) { return reference }
         guard let schemeEnd = base.firstRange(of: "://") else { return reference }
         let scheme = base[..<schemeEnd.lowerBound]
         let afterScheme = base[schemeEnd.upperBound...]
@@ -26,6 +26,12 @@ enum HLSURL {
     private static func splitQuery(_ reference: String) -> (path: String, suffix: String) {
         guard let cut = reference.firstIndex(where: isQueryDelimiter) else { return (reference, "") }
         return (String(reference[..<cut]), String(reference[cut...]))
+    }
+
+    /// "http:…", "https:…": a scheme (a letter, then letters, digits, +, - or .) before any / ? #.
+    private static func hasScheme(_ reference: String) -> Bool {
+        guard let colon = reference.firstIndex(of: ":"), let first = reference.first, first.isLetter, first.isASCII else { return false }
+        return reference[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 
     private static func isQueryDelimiter(_ character: Character) -> Bool { character == "?" || character == "#" }

@@ -28,6 +28,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     /// Failures in a row, since bytes last arrived.
     private var failures = 0
     private var lastProgress = (arrived: Int64(0), at: 0.0)
+    private var lastKept: Int64 = 0
     /// When the last pump ended: a reader away longer (its queues were full) did not see a stall.
     private var lastPumpEnd = 0.0
     public private(set) var info = ByteSourceInfo(acceptsRanges: false)
@@ -47,8 +48,10 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     }
 
     /// Opens `url`, reusing the handle (and its connection) when one is open already; with
-    /// `length`, only that many bytes from `offset` (a byte range of a playlist's segment).
-    public func open(url newURL: String, at offset: Int64, length: Int64? = nil) throws(MediaError) {
+    /// `length`, only that many bytes from `offset` (a byte range of a playlist's segment). A
+    /// continuation (the next segment of a stream already playing) rides out what a first
+    /// opening reports at once: a refused connection is a server restarting, not a wrong address.
+    public func open(url newURL: String, at offset: Int64, length: Int64? = nil, isContinuation: Bool = false) throws(MediaError) {
         url = newURL
         end = length.map { offset + $0 }
         let made: CurlTransfer
@@ -69,7 +72,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         // The first answer fills `info`; errors at the opening are reported from here.
         while !made.receiver.hasBody, isTransferring {
             try checkCancelled()
-            try pump(made, isOpening: true)
+            try pump(made, isOpening: !isContinuation)
         }
     }
 
@@ -156,8 +159,11 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         let receiver = current.receiver
         let now = MonotonicClock.now()
         lastPumpEnd = now
-        if receiver.arrived != lastProgress.arrived {
-            lastProgress = (receiver.arrived, now)
+        if receiver.arrived != lastProgress.arrived { lastProgress = (receiver.arrived, now) }
+        // Only bytes kept are progress against failures: a server that ignores Range and is cut
+        // before the byte asked for every time must not be retried for ever.
+        if receiver.kept != lastKept {
+            lastKept = receiver.kept
             failures = 0
         }
         if receiver.hasBody { try noteHead(receiver.head) }
@@ -188,6 +194,11 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     /// Waits before trying again, then asks for the rest; throws when the policy gives up.
     private func retry(after failure: TransferFailure, reason: String, isOpening: Bool) throws(MediaError) {
         guard let current else { return }
+        // Every byte asked for had arrived (an HTTP/2 stream reset after the last): the end.
+        if let length = end ?? info.contentLength, current.receiver.nextPosition + current.receiver.skip >= length {
+            isAtEnd = true
+            return
+        }
         failures += 1
         guard let delay = TransferRetry.delay(after: failure, attempt: failures, isOpening: isOpening) else {
             let tries = failures > 1 ? " (after \(failures) tries)" : ""

@@ -10,6 +10,8 @@ final class TransferReceiver {
     private(set) var skip: Int64 = 0
     /// Bytes arrived since the transfer began, dropped ones included: progress, for stall detection.
     private(set) var arrived: Int64 = 0
+    /// Bytes kept for the reader since the receiver was made.
+    private(set) var kept: Int64 = 0
     private var bytes: [UInt8] = []
     private var readIndex = 0
 
@@ -40,18 +42,19 @@ final class TransferReceiver {
         }
         arrived += Int64(data.count)
         nextPosition += Int64(data.count)
-        var kept = data
+        var wanted = data
         if skip > 0 {
             let dropped = Int(min(skip, Int64(data.count)))
             skip -= Int64(dropped)
-            kept = UnsafeRawBufferPointer(rebasing: data[dropped...])
+            wanted = UnsafeRawBufferPointer(rebasing: data[dropped...])
         }
-        guard !kept.isEmpty else { return }
+        guard !wanted.isEmpty else { return }
+        kept += Int64(wanted.count)
         if readIndex == bytes.count {
             bytes.removeAll(keepingCapacity: true)
             readIndex = 0
         }
-        bytes.append(contentsOf: kept)
+        bytes.append(contentsOf: wanted)
     }
 
     /// Moves what has arrived into `buffer`; the count moved.
