@@ -29,6 +29,12 @@ enum ProbeText {
             if stream.isAttachedPicture { parts.append("(attached picture)") }
             lines.append(parts.joined(separator: " "))
         }
+        for (index, variant) in (info.variants ?? []).enumerated() {
+            var line = "  variant \(index + 1): \(variant.summary)"
+            if !variant.codecs.isEmpty { line += " (\(variant.codecs.joined(separator: ", ")))" }
+            if variant.isPlaying { line += " [playing]" }
+            lines.append(line)
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -177,6 +177,24 @@ extension Playback {
             #expect(paths.filter { $0.hasSuffix(".ts") }.count == 3)
         }
 
+        @Test("hplayer probe and the track list on opening list the variants, the one played marked")
+        func variantsAreListed() throws {
+            let folder = try Self.ladder.get()
+            let server = try NginxServer(root: folder)
+            let url = server.url("master.m3u8")
+            let probe = try Command.run([Command.hplayer, "probe", url], timeout: 60)
+            #expect(probe.status == 0, "\(probe.stderr)")
+            #expect(probe.stdout.split(separator: "\n").filter { $0.hasPrefix("  variant") } == [
+                "  variant 1: 320x180 0.4 Mb/s", "  variant 2: 640x360 1.0 Mb/s", "  variant 3: 960x540 1.8 Mb/s [playing]"])
+            let play = try Command.run([Command.hplayer, "play", url, "--hls-bitrate", "min", "--vo", "null", "--ao", "null",
+                                        "--untimed", "--no-status"], timeout: 60)
+            #expect(play.status == 0, "\(play.stderr)")
+            #expect(play.stdout.split(separator: "\n").filter { $0.contains("Variant") } == [
+                " (+) Variant --hls-bitrate=400000 (320x180 0.4 Mb/s)",
+                "     Variant --hls-bitrate=1000000 (640x360 1.0 Mb/s)",
+                "     Variant --hls-bitrate=1800000 (960x540 1.8 Mb/s)"])
+        }
+
         @Test("A segment answered with 500 is asked again after a wait: every frame presented")
         func segmentErrorIsRetried() async throws {
             let folder = try Self.ladder.get()

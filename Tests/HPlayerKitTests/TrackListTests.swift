@@ -47,3 +47,20 @@ import Testing
         #expect(DecimalText.fixed(value, places: places) == text)
     }
 }
+
+@Suite struct VariantListTests {
+    @Test("An HLS master playlist's variants follow the tracks, the one played marked, with the option that picks each")
+    func variantsAreListed() {
+        var info = MediaInfo(url: "x", container: "mpegts", containerLongName: "", duration: 6, startTime: 0, bitRate: nil, streams: [])
+        info.variants = [
+            VariantInfo(bandwidth: 400_000, width: 320, height: 180, codecs: [], isPlaying: false),
+            VariantInfo(bandwidth: 2_800_000, width: 1280, height: 720, codecs: ["avc1.64001f"], isPlaying: true),
+            VariantInfo(bandwidth: 64_000, width: nil, height: nil, codecs: ["mp4a.40.2"], isPlaying: false),
+        ]
+        #expect(TrackList.lines(for: info, playing: []) == [
+            "     Variant --hls-bitrate=400000 (320x180 0.4 Mb/s)",
+            " (+) Variant --hls-bitrate=2800000 (1280x720 2.8 Mb/s)",
+            "     Variant --hls-bitrate=64000 (0.1 Mb/s)",
+        ])
+    }
+}

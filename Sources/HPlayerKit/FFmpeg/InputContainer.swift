@@ -164,6 +164,11 @@ final class InputContainer: @unchecked Sendable {
         return Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }
 
+    /// An HLS master playlist's variants, when our HLS client plays it.
+    var variants: [VariantInfo]? {
+        leftToLibavformat ? nil : (byteSource as? HLSSegmentStream)?.variants
+    }
+
     /// Why the I/O layer's last read failed, when it did.
     var lastReadError: MediaError? { io?.lastError }
 

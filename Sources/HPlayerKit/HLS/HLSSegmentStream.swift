@@ -46,6 +46,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     static let reloadFailureLimit = 5
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
+    /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
+    public private(set) var variants: [VariantInfo]?
 
     public init(url: String, options: NetworkOptions = NetworkOptions()) {
         self.url = url
@@ -65,11 +67,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 throw MediaError(input: url, reason: "a master playlist with no variant")
             }
             let variant = master.variants[chosen]
+            variants = master.variants.enumerated().map { index, variant in
+                VariantInfo(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height,
+                            codecs: variant.codecs, isPlaying: index == chosen)
+            }
             if master.renditions.contains(where: { $0.uri != nil && ($0.groupID == variant.audioGroup || $0.groupID == variant.videoGroup) }) {
                 unsupportedFeature = "separate audio or video renditions (EXT-X-MEDIA with a URI)"
                 return
             }
-            Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(Self.describe(variant))")
+            Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(variants![chosen].summary)")
             playlistURL = HLSURL.resolve(variant.uri, against: url)
             guard case let .media(media) = try parse(try fetchText(playlistURL), from: playlistURL) else {
                 throw MediaError(input: playlistURL, reason: "a variant's playlist is a master playlist")
@@ -88,13 +94,6 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard unsupportedFeature == nil else { return }
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         try startSegment(at: firstSegmentIndex())
-    }
-
-    /// "1280x720 2.8 Mb/s".
-    static func describe(_ variant: HLSVariant) -> String {
-        let rate = DecimalText.fixed(Double(variant.bandwidth) / 1_000_000, places: 1) + " Mb/s"
-        guard let resolution = variant.resolution else { return rate }
-        return "\(resolution.width)x\(resolution.height) \(rate)"
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {

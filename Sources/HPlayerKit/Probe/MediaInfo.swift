@@ -9,6 +9,25 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     /// Bits per second, nil when unknown.
     public var bitRate: Int?
     public var streams: [StreamInfo]
+    /// An HLS master playlist's variants, in its order, the one playing marked; nil otherwise.
+    public var variants: [VariantInfo]? = nil
+}
+
+/// One variant of an HLS master playlist.
+public struct VariantInfo: Codable, Equatable, Sendable {
+    /// Peak bits per second, as the playlist declares it.
+    public var bandwidth: Int
+    public var width: Int?
+    public var height: Int?
+    public var codecs: [String]
+    public var isPlaying: Bool
+
+    /// "960x540 1.8 Mb/s", as the window's notice and the logs say it.
+    public var summary: String {
+        let rate = DecimalText.fixed(Double(bandwidth) / 1_000_000, places: 1) + " Mb/s"
+        guard let width, let height else { return rate }
+        return "\(width)x\(height) \(rate)"
+    }
 }
 
 extension MediaInfo {

@@ -22,7 +22,8 @@ public enum MediaProbe {
             duration: container.duration,
             startTime: container.startTime,
             bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
-            streams: container.streams.map(streamInfo)
+            streams: container.streams.map(streamInfo),
+            variants: container.variants
         )
     }
 

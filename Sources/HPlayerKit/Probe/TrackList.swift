@@ -29,7 +29,11 @@ public enum TrackList {
                     "(\(file.codec))", "(external)"]
                 .joined(separator: " ")
         }
-        return streams + files
+        let variants = (info.variants ?? []).enumerated().map { index, variant in
+            [variant.isPlaying ? " (+)" : "    ", "Variant", "--hls-bitrate=\(variant.bandwidth)", "(\(variant.summary))"]
+                .joined(separator: " ")
+        }
+        return streams + files + variants
     }
 
     private enum Kind {
