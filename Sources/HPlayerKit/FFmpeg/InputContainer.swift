@@ -45,21 +45,20 @@ final class InputContainer: @unchecked Sendable {
         }
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
         var openedURL = url
-        if let hls = byteSource as? HLSSegmentStream {
+        if let byteSource {
             do {
-                try hls.open(at: 0)
+                try byteSource.open(at: 0)
             } catch {
                 avformat_free_context(allocated)
                 throw error
             }
-            if let feature = hls.unsupportedFeature {
+            if let feature = (byteSource as? HLSSegmentStream)?.unsupportedFeature {
                 Log.source.info("\(url): \(feature): played by libavformat's own HLS client")
                 leftToLibavformat = true
             }
         }
         if let byteSource, !leftToLibavformat {
             do {
-                if !(byteSource is HLSSegmentStream) { try byteSource.open(at: 0) }
                 let io = try ByteSourceIO(source: byteSource)
                 self.io = io
                 allocated.pointee.pb = io.context

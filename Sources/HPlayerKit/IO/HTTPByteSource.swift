@@ -25,7 +25,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     private var isAtEnd = false
     /// Where reading stops short of the resource's end, when only a range of it is read.
     private var end: Int64?
-    /// Failures in a row, since bytes last arrived.
+    /// Failures in a row, since bytes for the reader last arrived.
     private var failures = 0
     private var lastProgress = (arrived: Int64(0), at: 0.0)
     private var lastKept: Int64 = 0
@@ -80,16 +80,16 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         guard let current else { throw MediaError(input: url, reason: "not open") }
         while true {
             try checkCancelled()
-            let wanted = end.map { UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(Int(max(0, min(Int64(buffer.count), $0 - offset))))) } ?? buffer
             if let end, offset >= end { return 0 }
-            let count = current.receiver.take(into: wanted)
+            let room = end.map { Int(min(Int64(buffer.count), $0 - offset)) } ?? buffer.count
+            let count = current.receiver.take(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<room]))
             if count > 0 {
                 offset += Int64(count)
                 return count
             }
             if !isTransferring {
                 if isAtEnd { return 0 }
-                if let length = end ?? info.contentLength, offset >= length { return 0 }
+                if let length = info.contentLength, offset >= length { return 0 }
                 try begin(at: offset)
             }
             try pump(current, isOpening: false)
