@@ -124,11 +124,15 @@ class Handler(BaseHTTPRequestHandler):
         stall = faults.stall_after if faults.stall_after is not None and faults.take("stalls_left") else None
         sent = 0
         began = time.monotonic()
+        # A link's pace: each chunk takes its size over the rate of the moment, and time the
+        # reader spent not reading is not made up for later in a burst.
+        next_send = began
         with open(path, "rb") as file:
             file.seek(first)
             remaining = last - first + 1
             while remaining > 0:
-                chunk = min(remaining, 16384)
+                rate = rate_at(faults.schedule, time.monotonic() - began)
+                chunk = min(remaining, 16384 if not rate else max(1024, int(rate / 20)))
                 if drop is not None:
                     chunk = min(chunk, drop - sent)
                 if stall is not None and sent < stall:
@@ -146,11 +150,10 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                     time.sleep(faults.stall_seconds)
                     stall = None
-                rate = rate_at(faults.schedule, time.monotonic() - began)
                 if rate:
                     self.wfile.flush()
-                    due = began + sent / rate
-                    delay = due - time.monotonic()
+                    next_send = max(next_send, time.monotonic()) + len(data) / rate
+                    delay = next_send - time.monotonic()
                     if delay > 0:
                         time.sleep(delay)
         return status, sent, "complete"

@@ -21,6 +21,14 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var audioTrack: Int?
     public var subtitleTrack: Int?
     public var subtitlesVisible = true
+    /// How far a refill is towards playing again, 0...100 (100 while playable).
+    public var bufferingPercent = 100
+    /// The payload bytes read ahead.
+    public var bufferedBytes = 0
+    /// Every packet has been read: what is buffered is all there is.
+    public var isInputFinished = false
+    /// Bytes per second from the network; nil for local media.
+    public var downloadSpeed: Double?
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -48,6 +56,24 @@ public struct PropertySnapshot: Equatable, Sendable {
                   isPausedForCache: wantsToPlay && status.loadState == .loading && status.playbackState == .playing,
                   cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames,
                   abLoop: abLoop, speed: speed)
+        bufferingPercent = status.bufferingProgress
+        bufferedBytes = status.bufferedBytes
+        isInputFinished = status.isInputFinished
+        downloadSpeed = status.downloadSpeed
+    }
+
+    /// mpv's demuxer-cache-state: what is read ahead of the position, in seconds and bytes. No
+    /// range is listed as seekable: a seek reads again, nothing behind the position is kept.
+    var demuxerCacheState: JSONValue {
+        let end = position + cacheDuration
+        return .object([
+            "cache-end": .number(end), "reader-pts": .number(position), "cache-duration": .number(cacheDuration),
+            "fw-bytes": .number(Double(bufferedBytes)), "total-bytes": .number(Double(bufferedBytes)),
+            "eof": .bool(isInputFinished), "eof-cached": .bool(isInputFinished), "bof-cached": .bool(false),
+            "underrun": .bool(isPausedForCache), "idle": .bool(isInputFinished), "seekable-ranges": .array([]),
+            "raw-input-rate": .number((downloadSpeed ?? 0).rounded()), "debug-ts-last": .number(end),
+            "debug-low-level-seeks": .number(0), "debug-byte-level-seeks": .number(0),
+        ])
     }
 }
 
@@ -74,7 +100,8 @@ public enum PropertyChange: Equatable, Sendable {
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
-                               "paused-for-cache", "demuxer-cache-duration", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
+"paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state", "cache-speed",
+                               "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
                                "stream-record", "aid", "sid", "sub-visibility"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
@@ -89,7 +116,11 @@ public enum PlayerProperties {
         case "loop-file": return .success(snapshot.isLooping ? .string("inf") : .bool(false))
         case "eof-reached": return .success(.bool(snapshot.isEndReached))
         case "paused-for-cache": return .success(.bool(snapshot.isPausedForCache))
+        case "cache-buffering-state": return .success(.number(Double(snapshot.bufferingPercent)))
         case "demuxer-cache-duration": return .success(.number(snapshot.cacheDuration))
+        case "demuxer-cache-state": return .success(snapshot.demuxerCacheState)
+        // As mpv's, only for media read over the network.
+        case "cache-speed": return snapshot.downloadSpeed.map { .success(.number($0.rounded())) } ?? .failure(.propertyUnavailable)
         case "avsync": return .success(.number(snapshot.avsync))
         case "frame-drop-count": return .success(.number(Double(snapshot.droppedFrames)))
         // An A-B loop point reads "no" when it is not set.

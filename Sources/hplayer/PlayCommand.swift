@@ -56,6 +56,8 @@ struct PlayCommand: AsyncParsableCommand {
     var recordFile: String?
     @Option(name: .customLong("input-ipc-server"), help: "Listen at this Unix socket for mpv's JSON IPC (loadfile, seek, get_property, set_property, observe_property, quit).")
     var ipcServer: String?
+    @Option(name: .customLong("stats-dir"), help: "Write DIR/events.tsv (first frame, buffering, variant, seek, retry, error, end) and DIR/network.tsv (a line per HTTP request).")
+    var statsDirectory: String?
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
@@ -77,7 +79,10 @@ struct PlayCommand: AsyncParsableCommand {
         common.bootstrapLogging()
         var options = PlayerOptions()
         options.source.isLooping = loop
-        try network.apply(to: &options.source.network)
+        try network.apply(to: &options.source)
+        var stats: StatsDirectory?
+        if let statsDirectory { stats = try StatsDirectory(path: statsDirectory) }
+        options.source.network.monitor = NetworkMonitor(onEvent: stats.map { stats in { @Sendable event in stats.note(event) } })
         options.seekMode = exactSeek ? .exact : .keyframe
         options.isUntimed = untimed
         options.abLoop = ABLoop(a: abLoopA?.seconds(duration: nil), b: abLoopB?.seconds(duration: nil))
@@ -160,8 +165,9 @@ struct PlayCommand: AsyncParsableCommand {
             }
             var startAt = entry.id == 1 ? start : nil
             if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
-            failure = await play(controller, startingAt: startAt)
+            failure = await play(controller, startingAt: startAt, stats: stats)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
+            stats?.noteEnd(reason: reason)
             await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
         }
         if let code = session.interruptedExitCode { throw ExitCode(code) }
@@ -171,7 +177,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
-    private func play(_ controller: PlayerController, startingAt start: StartPosition?) async -> MediaError? {
+    private func play(_ controller: PlayerController, startingAt start: StartPosition?, stats: StatsDirectory?) async -> MediaError? {
         let player = controller.player
         let events = player.events()
         if let start { controller.seek(to: start, mode: .exact) }  // an absolute position: exact, as mpv
@@ -180,6 +186,7 @@ struct PlayCommand: AsyncParsableCommand {
         controller.load()
         var failure: MediaError?
         for await event in events {
+            stats?.note(event)
             switch event {
             case .prepared(let info):
                 FFmpegLineGate.open()

@@ -18,6 +18,14 @@ struct PlayerPropertiesTests {
         ("eof-reached", .success(.bool(false))),
         ("paused-for-cache", .success(.bool(false))),
         ("demuxer-cache-duration", .success(.number(2.25))),
+        ("cache-buffering-state", .success(.number(100))),
+        ("demuxer-cache-state", .success(.object([
+            "cache-end": .number(5.75), "reader-pts": .number(3.5), "cache-duration": .number(2.25), "fw-bytes": .number(123_456),
+            "total-bytes": .number(123_456), "eof": .bool(false), "eof-cached": .bool(false), "bof-cached": .bool(false),
+            "underrun": .bool(false), "idle": .bool(false), "seekable-ranges": .array([]), "raw-input-rate": .number(250_000),
+            "debug-ts-last": .number(5.75), "debug-low-level-seeks": .number(0), "debug-byte-level-seeks": .number(0),
+        ]))),
+        ("cache-speed", .success(.number(250_000))),
         ("avsync", .success(.number(-0.002))),
         ("frame-drop-count", .success(.number(4))),
         ("ab-loop-a", .success(.number(1.5))),
@@ -30,6 +38,8 @@ struct PlayerPropertiesTests {
     func reads(name: String, value: Result<JSONValue, IPCError>) {
         var snapshot = Self.snapshot
         snapshot.audioTrack = 2
+        snapshot.bufferedBytes = 123_456
+        snapshot.downloadSpeed = 250_000.4
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
     }
 
@@ -37,6 +47,8 @@ struct PlayerPropertiesTests {
         var snapshot = Self.snapshot
         snapshot.duration = nil
         snapshot.isLooping = false
+        // cache-speed is only for media read over the network, as mpv's.
+        #expect(PlayerProperties.value(of: "cache-speed", in: snapshot) == .failure(.propertyUnavailable))
         #expect(PlayerProperties.value(of: "duration", in: snapshot) == .failure(.propertyUnavailable))
         #expect(PlayerProperties.value(of: "loop-file", in: snapshot) == .success(.bool(false)))
     }

@@ -115,6 +115,106 @@ extension Playback {
             #expect(unverified.status == 0, "\(unverified.stderr)")
         }
 
+        /// The rows of a `--stats-dir` file, its header left out.
+        static func statsRows(_ path: String) throws -> [[String]] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+                .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        }
+
+        /// Prepares `url` paused and waits until reading has stopped (the queued bytes stay put
+        /// for a second, or everything is read); the status then.
+        static func readAheadStatus(url: String, options: PlayerOptions, name: String) async throws -> PlayerStatus {
+            let session = PlayerSession(url: url, options: options, name: name)
+            defer { session.close() }
+            session.player.prepare()
+            try await session.waitForPrepared()
+            let deadline = MonotonicClock.now() + 30
+            var last = (bytes: -1, since: MonotonicClock.now())
+            while MonotonicClock.now() < deadline {
+                let status = session.player.status
+                if status.isInputFinished { return status }
+                if status.bufferedBytes != last.bytes {
+                    last = (status.bufferedBytes, MonotonicClock.now())
+                } else if MonotonicClock.now() - last.since > 1.5 {
+                    return status
+                }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            throw FixtureError(description: "\(name): reading never settled")
+        }
+
+        @Test("Paused, network media is read ahead as far as --cache-secs and --demuxer-max-bytes allow; a local file keeps its small read-ahead")
+        func readAheadLimits() async throws {
+            let clip = try Fixtures.clip("network-24s.mkv", [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=24", "-f", "lavfi", "-i", "sine=d=24",
+                "-c:v", "libx264", "-g", "50", "-c:a", "aac"])
+            let server = try NginxServer()
+            let url = server.url("network-24s.mkv")
+            let whole = try await Self.readAheadStatus(url: url, options: PlayerOptions(), name: "read-ahead-default")
+            #expect(whole.isInputFinished && whole.bufferedDuration > 23, "default: \(whole.bufferedDuration) s buffered")
+
+            var options = PlayerOptions()
+            options.source.readAhead.seconds = 10
+            let byTime = try await Self.readAheadStatus(url: url, options: options, name: "read-ahead-10s")
+            #expect(!byTime.isInputFinished && byTime.bufferedDuration >= 9 && byTime.bufferedDuration < 12,
+                    "--cache-secs 10: \(byTime.bufferedDuration) s buffered")
+
+            let limit = try bytes(clip) / 4
+            options = PlayerOptions()
+            options.source.readAhead.bytes = limit
+            let byBytes = try await Self.readAheadStatus(url: url, options: options, name: "read-ahead-bytes")
+            // Reading stops at the first packet past the limit.
+            #expect(!byBytes.isInputFinished && byBytes.bufferedBytes <= limit + 64 << 10 && byBytes.bufferedBytes >= limit * 9 / 10,
+                    "--demuxer-max-bytes \(limit): \(byBytes.bufferedBytes) bytes buffered")
+
+            let local = try await Self.readAheadStatus(url: clip, options: PlayerOptions(), name: "read-ahead-local")
+            #expect(!local.isInputFinished && local.bufferedDuration < 8, "local file: \(local.bufferedDuration) s buffered")
+        }
+
+        @Test("A server slowing below the media's rate: playback waits (buffering-start and -end in events.tsv), every frame is still presented, and network.tsv has the request the server answered")
+        func slowServerMakesPlaybackWait() throws {
+            let clip = try Self.clip("mkv")
+            // 1.2x the clip's rate for 2 s, a tenth of it for 3 s: playback runs dry.
+            let rate = try bytes(clip) / 6
+            let server = try FaultServer(["--rate-schedule", "2:\(rate * 6 / 5),3:\(rate / 10),0:\(rate * 20)"])
+            let folder = Fixtures.newFolder("slow-server")
+            let result = try Command.run([Command.hplayer, "play", server.url("network-6s.mkv"), "--vo", "record:\(folder)",
+                                          "--ao", "null", "--no-status", "--stats-dir", folder + "/stats"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let frames = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n")
+                .compactMap { $0.split(separator: "\t").last.map(String.init) }
+            #expect(frames == (try Fixtures.frameMD5s(clip)))
+            let events = try Self.statsRows(folder + "/stats/events.tsv").map { $0[1] }
+            #expect(events.first == "first-frame" && events.last == "end", "events: \(events)")
+            let stalls = events.filter { $0.hasPrefix("buffering-") }
+            #expect(!stalls.isEmpty && stalls == Array(repeating: ["buffering-start", "buffering-end"], count: stalls.count / 2).flatMap { $0 },
+                    "events: \(events)")
+            let requests = try Self.statsRows(folder + "/stats/network.tsv")
+            let answered = server.requests
+            #expect(requests.count == answered.count && requests.count == 1, "network.tsv: \(requests); server: \(answered)")
+            if let request = requests.first, let logged = answered.first {
+                #expect(request[1] == server.url("network-6s.mkv") && request[3] == "\(logged.status)" && request[4] == "\(logged.bytes)"
+                        && request[6] == "completed", "network.tsv: \(request); server: \(logged)")
+            }
+        }
+
+        @Test("--stats-dir: a 503 then a 200 are two lines of network.tsv, as the server logged them, and the retry a line of events.tsv")
+        func statsDirectoryLogsRetries() throws {
+            _ = try Self.clip("mkv")
+            let server = try FaultServer(["--status", "503", "--status-times", "1"])
+            let folder = Fixtures.newFolder("stats-retry")
+            let url = server.url("network-6s.mkv")
+            let result = try Command.run([Command.hplayer, "play", url, "--vo", "null", "--ao", "null", "--untimed", "--no-status",
+                                          "--stats-dir", folder], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = try Self.statsRows(folder + "/network.tsv")
+            #expect(requests.map { [$0[1], $0[3]] } == server.requests.map { [url, "\($0.status)"] }, "network.tsv: \(requests)")
+            #expect(requests.first?[6].hasPrefix("failed: HTTP 503") == true && requests.last?[6] == "completed", "network.tsv: \(requests)")
+            #expect(requests.last?[4] == server.requests.last.map { "\($0.bytes)" })
+            let retries = try Self.statsRows(folder + "/events.tsv").filter { $0[1] == "retry" }
+            #expect(retries.count == 1 && retries.first?[2].hasPrefix("\(url): HTTP 503") == true, "events: \(retries)")
+        }
+
         @Test("Closing while the server stalls returns at once", .realTime)
         func closeDuringStall() async throws {
             _ = try Self.clip("mkv")

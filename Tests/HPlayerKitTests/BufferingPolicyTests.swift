@@ -132,4 +132,79 @@ import Testing
         #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 15, options: options))
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 14.9, options: options))
     }
+
+    @Test func networkMediaReadsAheadToTheLimitsAndResumesNearThem() {
+        let options = BufferingOptions().readingAhead(ReadAhead(seconds: 120, bytes: 1000))
+        #expect(options.maximumBufferedDuration == 120 && options.maximumBufferedBytes == 1000 && options.growsPacketQueues)
+        #expect(options.minimumBufferedDuration == BufferingOptions().minimumBufferedDuration)
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 120, bufferedBytes: 1000, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 120.1, bufferedBytes: 0, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 1, bufferedBytes: 1001, options: options))
+        // Paused, reading resumes once under 90 % of both limits.
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 108, bufferedBytes: 0, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 1, bufferedBytes: 900, options: options))
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 107.9, bufferedBytes: 899, options: options))
+    }
+
+    struct Growth: Sendable, CustomTestStringConvertible {
+        var name: String
+        var packets: Int
+        var capacity = 256
+        var bytes = 0
+        var growsQueues = true
+        var seconds = 60.0
+        var grows: Bool
+        var testDescription: String { name }
+    }
+
+    /// A 25 fps video track; read-ahead of 60 s (unless said) and 1 MB.
+    @Test(arguments: [
+        Growth(name: "a full queue under both limits grows", packets: 256, grows: true),
+        Growth(name: "a queue with room does not", packets: 255, grows: false),
+        Growth(name: "not for local files", packets: 256, growsQueues: false, grows: false),
+        Growth(name: "not past the time limit", packets: 1600, capacity: 1600, grows: false),
+        Growth(name: "not past the byte limit", packets: 256, bytes: 1_000_000, grows: false),
+        Growth(name: "not past the capacity bound, whatever the time limit", packets: 1 << 16, capacity: 1 << 16, seconds: .infinity,
+               grows: false),
+    ])
+    func readAheadGrowth(_ row: Growth) {
+        var options = BufferingOptions().readingAhead(ReadAhead(seconds: row.seconds, bytes: 1_000_000))
+        options.growsPacketQueues = row.growsQueues
+        var track = Self.track(.video, packets: row.packets, frames: 0)
+        track.packetCapacity = row.capacity
+        #expect(BufferingPolicy.shouldGrowForReadAhead(track, bufferedBytes: row.bytes, options: options) == row.grows)
+    }
+
+    @Test func evaluationAddsUpTheQueuedBytes() {
+        var video = Self.track(.video, packets: 10, frames: 2)
+        video.packetBytes = 1000
+        var audio = Self.track(.audio, packets: 10, frames: 2)
+        audio.packetBytes = 24
+        #expect(BufferingPolicy.evaluate([video, audio], phase: .steady, options: BufferingOptions()).bufferedBytes == 1024)
+    }
+}
+
+@Suite struct SpeedMeterTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// (seconds, bytes) arrivals.
+        var arrivals: [(Double, Int64)]
+        var at: Double
+        var speed: Double
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        Row(name: "nothing yet", arrivals: [], at: 5, speed: 0),
+        Row(name: "under a window: no figure yet", arrivals: [(0, 100), (0.5, 100)], at: 0.6, speed: 0),
+        Row(name: "a full window: its bytes over its length", arrivals: [(0, 100), (0.5, 100), (1, 100)], at: 1.2, speed: 300),
+        Row(name: "two windows: the last one", arrivals: [(0, 100), (1, 100), (1.5, 1000), (2, 1000)], at: 2.1, speed: 2000),
+        Row(name: "silent for two windows: 0", arrivals: [(0, 100), (1, 100)], at: 3.1, speed: 0),
+        Row(name: "after a silence, the old figure is gone", arrivals: [(0, 100), (1, 100), (5, 10)], at: 5.1, speed: 0),
+    ])
+    func speed(_ row: Row) {
+        var meter = SpeedMeter()
+        for (at, bytes) in row.arrivals { meter.add(bytes, at: at) }
+        #expect(meter.speed(at: row.at) == row.speed)
+    }
 }

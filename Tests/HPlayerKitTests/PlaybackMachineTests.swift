@@ -11,6 +11,7 @@ import Testing
                                 startTime: 1, bitRate: nil, streams: [])
     static let loading = BufferingReport(bufferedDuration: 0.2, isPlayable: false, isStarved: false, progress: 40)
     static let playable = BufferingReport(bufferedDuration: 2, isPlayable: true, isStarved: false, progress: 100)
+    static let starved = BufferingReport(bufferedDuration: 0, isPlayable: false, isStarved: true, progress: 10)
     static let atEnd = BufferingReport(bufferedDuration: 1, isPlayable: true, isStarved: false, progress: 100, isInputFinished: true)
 
     /// Opened with sound and picture, the first evaluation playable.
@@ -178,6 +179,25 @@ import Testing
             effects: [.setTempo(4), .setClockRate(4)], playback: .playing, load: .playable, audio: .eof, video: .playing),
         Row(name: "volume is cubed, mute silences", events: [.setVolume(50), .setMuted(true), .setMuted(false)],
             effects: [.setGain(0.125)], playback: .idle, load: .idle),
+        Row(name: "running dry while playing: buffering starts and rendering stops",
+            events: playingAV + [.evaluated(starved, loadState: .loading, serial: 0)],
+            effects: [.emit(.bufferingStarted), .emit(.loadStateChanged(.loading)), .emit(.bufferingProgress(percent: 10, buffered: 0)),
+                      .stopRendering(followsAudio: true)],
+            playback: .playing, load: .loading, audio: .filling, video: .filling),
+        Row(name: "playable again after running dry: buffering ends and the clock resumes",
+            events: playingAV + [.evaluated(starved, loadState: .loading, serial: 0), .evaluated(playable, loadState: .playable, serial: 0)],
+            effects: [.emit(.loadStateChanged(.playable)), .emit(.bufferingEnded),
+                      .startRendering(timelineOf: nil, afterSeek: false, followsAudio: true)],
+            playback: .playing, load: .playable, audio: .playing, video: .playing),
+        Row(name: "a seek while buffering ends the buffering; its own loading is not buffering",
+            events: playingAV + [.evaluated(starved, loadState: .loading, serial: 0), .seek(to: 4, mode: nil)],
+            effects: [.emit(.bufferingEnded), .emit(.playbackStateChanged(.seeking)),
+                      .seekSource(to: 4, mode: .keyframe, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "running dry while paused is not buffering",
+            events: playingAV + [.pause, .evaluated(starved, loadState: .loading, serial: 0)],
+            effects: [.emit(.loadStateChanged(.loading)), .emit(.bufferingProgress(percent: 10, buffered: 0))],
+            playback: .paused, load: .loading, audio: .filling, video: .filling),
         Row(name: "close stops rendering and says stopped", events: playingAV + [.close],
             effects: [.stopRendering(followsAudio: true), .emit(.playbackStateChanged(.stopped))],
             playback: .stopped, load: .playable, audio: .ready, video: .ready),

@@ -16,6 +16,8 @@ final class Packet: @unchecked Sendable {
     /// Where on the playback timeline the packet lies: its shift (added to pts and dts) and
     /// the loop pass it belongs to.
     var segment = TimelineSegment()
+    /// The payload bytes its track counts as queued; 0 when not counted.
+    var countedBytes = 0
 
     init() {
         guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }

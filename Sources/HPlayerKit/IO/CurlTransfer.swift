@@ -14,6 +14,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private var isActive = false
+    private let monitor: NetworkMonitor?
+    private var url: String
+    /// The request in flight, as the monitor is told of it when it ends.
+    private var request: NetworkRequest?
+    /// `receiver.arrived` when the monitor was last told of bytes.
+    private var reportedArrived: Int64 = 0
 
     enum Progress: Equatable {
         case receiving
@@ -31,6 +37,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.multi = multi
         self.easy = easy
+        self.url = url
+        monitor = options.monitor
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(url: url, options: options)
     }
@@ -79,6 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Points the handle at another resource; its connection is kept for it when the host is the same.
     func retarget(url: String) {
         stop()
+        self.url = url
         _ = hp_curl_set_string(easy, CURLOPT_URL, url)
     }
 
@@ -87,15 +96,15 @@ final class CurlTransfer: @unchecked Sendable {
         stop()
         errorBuffer[0] = 0
         receiver.begin(at: position)
-        if let end {
-            _ = hp_curl_set_string(easy, CURLOPT_RANGE, "\(position)-\(end - 1)")
-        } else if position > 0 {
-            _ = hp_curl_set_string(easy, CURLOPT_RANGE, "\(position)-")
-        } else {
-            _ = hp_curl_set_string(easy, CURLOPT_RANGE, nil)
-        }
+        reportedArrived = 0
+        let range = end.map { "\(position)-\($0 - 1)" } ?? (position > 0 ? "\(position)-" : "")
+        _ = hp_curl_set_string(easy, CURLOPT_RANGE, range.isEmpty ? nil : range)
         curl_multi_add_handle(multi, easy)
         isActive = true
+        if monitor != nil {
+            request = NetworkRequest(startedAt: MonotonicClock.now(), url: url, range: range, status: 0, bytes: 0, seconds: 0,
+                                     outcome: .stopped)
+        }
     }
 
     /// Ends the transfer in flight, if any; a connection cut mid-body is not reused.
@@ -103,6 +112,24 @@ final class CurlTransfer: @unchecked Sendable {
         guard isActive else { return }
         curl_multi_remove_handle(multi, easy)
         isActive = false
+        finishRequest(.stopped)
+    }
+
+    /// Tells the monitor of the bytes arrived since it last heard, and of a request that ended.
+    private func finishRequest(_ outcome: NetworkRequest.Outcome?) {
+        guard let monitor else { return }
+        let arrived = receiver.arrived
+        if arrived > reportedArrived {
+            monitor.received(arrived - reportedArrived)
+            reportedArrived = arrived
+        }
+        guard let outcome, var request else { return }
+        self.request = nil
+        request.status = Int(hp_curl_response_code(easy))
+        request.bytes = arrived
+        request.seconds = MonotonicClock.now() - request.startedAt
+        request.outcome = outcome
+        monitor.note(.request(request))
     }
 
     /// Lets libcurl move the transfer on, waiting up to `seconds` for the network when it has
@@ -110,11 +137,22 @@ final class CurlTransfer: @unchecked Sendable {
     func pump(waitingUpTo seconds: Double) -> Progress {
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
-        if let result = finishedResult() { return outcome(of: result) }
-        guard receiver.pendingCount == 0 else { return .receiving }
+        if let result = finishedResult() { return finished(result) }
+        guard receiver.pendingCount == 0 else {
+            finishRequest(nil)
+            return .receiving
+        }
         curl_multi_poll(multi, nil, 0, Int32(seconds * 1000), nil)
         curl_multi_perform(multi, &running)
-        return finishedResult().map(outcome) ?? .receiving
+        if let result = finishedResult() { return finished(result) }
+        finishRequest(nil)
+        return .receiving
+    }
+
+    private func finished(_ result: CURLcode) -> Progress {
+        let progress = outcome(of: result)
+        if case .failed(_, let reason) = progress { finishRequest(.failed(reason)) } else { finishRequest(.completed) }
+        return progress
     }
 
     /// Makes a `pump` waiting for the network return at once; from any thread.

@@ -206,6 +206,7 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         }
         let resumeAt = current.receiver.nextPosition + current.receiver.skip
         Log.network.warning("\(url): \(reason); trying again from byte \(resumeAt) in \(delay) s")
+        options.monitor?.note(.retry(url: url, reason: reason, delay: delay))
         try sleep(delay)
         // What arrived and was not read yet stays: the new request starts after it.
         current.start(at: resumeAt, end: end)

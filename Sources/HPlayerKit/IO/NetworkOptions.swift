@@ -16,6 +16,8 @@ public struct NetworkOptions: Sendable, Equatable {
     public var caFile: String?
     /// `--hls-bitrate`: the variant of an HLS master playlist to play.
     public var hlsBitrate = HLSBitrate.max
+    /// Told of every request and retry, and measures the download speed.
+    public var monitor: NetworkMonitor?
 
     public init() {}
 

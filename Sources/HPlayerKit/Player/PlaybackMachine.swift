@@ -119,6 +119,10 @@ struct PlaybackMachine: Equatable {
     private(set) var isInputFinished = false
     private(set) var loopCount = 0
     private(set) var bufferedDuration = 0.0
+    private(set) var bufferedBytes = 0
+    /// Playback ran dry while playing and waits for more (mpv's paused-for-cache); not the
+    /// loading of an opening or a seek.
+    private(set) var isRebuffering = false
     private(set) var lastProgress = -1
     private(set) var isLooping: Bool
     private(set) var volume = 100
@@ -238,6 +242,7 @@ struct PlaybackMachine: Equatable {
     private mutating func seek(to position: Double, mode: SeekMode) {
         var target = max(0, position)
         if let duration = info?.duration, target > duration { target = isLooping ? 0 : duration }
+        endRebuffering()
         // Rendering stops first, so no callback in progress sets the clock after it is reset.
         setLoad(.loading)
         setPlayback(.seeking)
@@ -276,7 +281,12 @@ struct PlaybackMachine: Equatable {
     private mutating func evaluated(_ report: BufferingReport, loadState: LoadState, serial: Int) {
         guard serial == self.serial else { return }
         bufferedDuration = report.bufferedDuration
+        bufferedBytes = report.bufferedBytes
         isInputFinished = report.isInputFinished
+        if load == .playable, loadState == .loading, playback == .playing, seekTarget == nil, hasStarted {
+            isRebuffering = true
+            effects.append(.emit(.bufferingStarted))
+        }
         setLoad(loadState)
         if load == .loading, report.progress != lastProgress {
             lastProgress = report.progress
@@ -286,7 +296,15 @@ struct PlaybackMachine: Equatable {
         updateRendering()
     }
 
+    /// A stall ends when playback may run again, or when a seek or the end makes it moot.
+    private mutating func endRebuffering() {
+        guard isRebuffering else { return }
+        isRebuffering = false
+        effects.append(.emit(.bufferingEnded))
+    }
+
     private mutating func becamePlayable() {
+        endRebuffering()
         if seekTarget != nil, !hasVideo { seekLanded(firstPicture: nil) }
         let willRender = playback == .playing || (playback == .seeking && wantsToPlay)
         // Asked again at each evaluation until shown: the frame may still be decoding.
@@ -337,6 +355,7 @@ struct PlaybackMachine: Equatable {
 
     private mutating func endIfEverythingPlayed(firstPicture: Double?) {
         guard audio == nil || audio == .eof, video == nil || video == .eof, playback != .finished else { return }
+        endRebuffering()
         if seekTarget != nil { seekLanded(firstPicture: firstPicture) }
         setPlayback(.finished)
         updateRendering()

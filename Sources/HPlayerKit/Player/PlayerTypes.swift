@@ -11,6 +11,11 @@ public enum PlayerEvent: Sendable, Equatable {
     case loadStateChanged(LoadState)
     /// While loading: how far the refill is (0...100) and the seconds buffered.
     case bufferingProgress(percent: Int, buffered: Double)
+    /// Playback ran dry while playing and waits for more to be read (mpv's paused-for-cache);
+    /// not the loading of an opening or a seek.
+    case bufferingStarted
+    /// Enough is buffered again, or a seek or the end made the wait moot.
+    case bufferingEnded
     /// Playback has begun: the first frame is presented (or, with no video, the sound has started).
     /// Once per opening; after a seek, `seekDone` says the same.
     case started(position: Double)
@@ -48,6 +53,15 @@ public struct PlayerStatus: Sendable, Equatable {
     /// Master clock minus the pts of the frame presented last (positive: video behind).
     public var avDifference: Double
     public var bufferedDuration: Double
+    /// The payload bytes of the packets read ahead (mpv's demuxer-cache-state fw-bytes).
+    public var bufferedBytes = 0
+    /// Playback ran dry while playing and waits for more (mpv's paused-for-cache).
+    public var isRebuffering = false
+    /// Bytes per second the network delivers lately (mpv's cache-speed); nil without a
+    /// network monitor.
+    public var downloadSpeed: Double? = nil
+    /// Every packet has been read: what is buffered is all there is.
+    public var isInputFinished = false
     /// While loading: how far the refill is, 0...100.
     public var bufferingProgress: Int
     public var droppedFrames: Int

@@ -11,9 +11,11 @@ public struct TrackBuffer: Equatable, Sendable {
     public var isEndOfFile: Bool
     /// Where the track's latest packet read ends on the timeline, in seconds; nil before any.
     public var lastPacketEnd: Double?
+    /// The payload bytes of its queued packets.
+    public var packetBytes: Int
 
     public init(kind: MediaKind, packetCount: Int, packetCapacity: Int, frameCount: Int, frameCapacity: Int,
-                packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil) {
+                packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil, packetBytes: Int = 0) {
         self.kind = kind
         self.packetCount = packetCount
         self.packetCapacity = packetCapacity
@@ -22,6 +24,7 @@ public struct TrackBuffer: Equatable, Sendable {
         self.packetsPerSecond = packetsPerSecond
         self.isEndOfFile = isEndOfFile
         self.lastPacketEnd = lastPacketEnd
+        self.packetBytes = packetBytes
     }
 }
 
@@ -35,11 +38,31 @@ public enum BufferingPhase: Sendable, Equatable {
     case steady
 }
 
+/// How far network media is read ahead, in mpv's words: `--cache-secs` and `--demuxer-max-bytes`.
+/// A network can slow down for tens of seconds; what is read ahead plays through it.
+public struct ReadAhead: Sendable, Equatable {
+    public var seconds = 120.0
+    /// Queued packets' bytes: 64 MiB holds the 120 s of a stream up to 4.4 Mb/s, and 107 s of
+    /// a 5 Mb/s 1080p one.
+    public var bytes = 64 << 20
+
+    public init(seconds: Double = 120, bytes: Int = 64 << 20) {
+        self.seconds = seconds
+        self.bytes = bytes
+    }
+}
+
 public struct BufferingOptions: Sendable, Equatable {
-    /// Seconds a track must hold to become playable again after running dry.
+    /// Seconds a track must hold to become playable again after running dry (`--cache-pause-wait`).
     public var minimumBufferedDuration: Double = 3
-    /// Reading pauses above this many seconds and resumes below half of it.
+    /// Reading pauses above this many seconds, or `maximumBufferedBytes` of packets...
     public var maximumBufferedDuration: Double = 30
+    public var maximumBufferedBytes = Int.max
+    /// ...and resumes below this fraction of both.
+    public var resumeFraction = 0.5
+    /// Packet queues grow to hold what the limits above allow (network media), rather than
+    /// holding their first capacity (local files, which need little read ahead).
+    public var growsPacketQueues = false
     /// Decoded pictures a video track needs to start playing, on opening and after a seek (never
     /// more than just over half its frame queue): the picture shown at once and the next, so the
     /// decoder is a frame ahead when the clock starts.
@@ -52,6 +75,17 @@ public struct BufferingOptions: Sendable, Equatable {
     public var streamEndGap = 5.0
 
     public init() {}
+
+    /// These options, reading ahead as far as `readAhead` allows. Reading resumes once the
+    /// buffer is a tenth under a limit, so it is kept nearly full instead of sagging to half.
+    public func readingAhead(_ readAhead: ReadAhead) -> BufferingOptions {
+        var options = self
+        options.maximumBufferedDuration = readAhead.seconds
+        options.maximumBufferedBytes = readAhead.bytes
+        options.resumeFraction = 0.9
+        options.growsPacketQueues = true
+        return options
+    }
 }
 
 /// The source's buffering verdict at one moment.
@@ -66,6 +100,8 @@ public struct BufferingReport: Equatable, Sendable {
     public var progress: Int
     /// Every track has read its last packet: what is queued is all that will play.
     public var isInputFinished = false
+    /// The payload bytes of every queued packet.
+    public var bufferedBytes = 0
 }
 
 /// The buffering rules as pure functions over plain values.
@@ -110,7 +146,9 @@ public enum BufferingPolicy {
         var playable = true
         var starved = false
         var finished = !tracks.isEmpty
+        var bytes = 0
         for track in tracks {
+            bytes += track.packetBytes
             finished = finished && track.isEndOfFile
             if track.packetCount + track.frameCount > 0 || !track.isEndOfFile {
                 buffered = min(buffered, bufferedDuration(track))
@@ -122,7 +160,7 @@ public enum BufferingPolicy {
         if buffered == .infinity { buffered = 0 }
         let progress = playable ? 100 : required > 0 ? min(99, Int(buffered / required * 100)) : 0
         return BufferingReport(bufferedDuration: buffered, isPlayable: playable, isStarved: starved, progress: progress,
-                               isInputFinished: finished)
+                               isInputFinished: finished, bufferedBytes: bytes)
     }
 
     /// Load state moves with hysteresis: loading until playable; playable until a track starves.
@@ -163,10 +201,25 @@ public enum BufferingPolicy {
         return tracks[blocked].packetCapacity < capacityLimit ? .growQueue : .wait
     }
 
-    /// Reading pauses above the maximum and resumes below half of it.
-    public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, options: BufferingOptions) -> Bool {
-        isPaused
-            ? bufferedDuration >= options.maximumBufferedDuration / 2
-            : bufferedDuration > options.maximumBufferedDuration
+    /// Reading pauses above either maximum and resumes once below the resume fraction of both.
+    public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, bufferedBytes: Int = 0,
+                                          options: BufferingOptions) -> Bool {
+        let bytes = Double(bufferedBytes), maximumBytes = Double(options.maximumBufferedBytes)
+        return isPaused
+            ? bufferedDuration >= options.maximumBufferedDuration * options.resumeFraction || bytes >= maximumBytes * options.resumeFraction
+            : bufferedDuration > options.maximumBufferedDuration || bytes > maximumBytes
+    }
+
+    /// The most packets a queue grows to for read-ahead: a bound on the wrappers kept, whatever
+    /// the stream claims its rate is.
+    public static let readAheadCapacityLimit = 1 << 16
+
+    /// Whether a full packet queue grows to read further ahead: while the options grow queues,
+    /// the track holds less than the time limit and all queued packets less than the byte limit.
+    public static func shouldGrowForReadAhead(_ track: TrackBuffer, bufferedBytes: Int, options: BufferingOptions) -> Bool {
+        options.growsPacketQueues && track.packetCount >= track.packetCapacity
+            && track.packetCapacity < readAheadCapacityLimit
+            && bufferedDuration(track) < options.maximumBufferedDuration
+            && bufferedBytes < options.maximumBufferedBytes
     }
 }

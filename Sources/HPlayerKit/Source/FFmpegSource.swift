@@ -15,6 +15,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
 
     public let url: String
     let options: SourceOptions
+    /// The buffering rules for this input: network media reads ahead further.
+    let buffering: BufferingOptions
     let container: InputContainer
     weak var delegate: SourceDelegate?
 
@@ -38,6 +40,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var endOfFile = false
     var lastEvaluation = 0.0
     var trackBuffers: [TrackBuffer] = []
+    /// The payload bytes of every queued packet, at the latest evaluation.
+    var bufferedBytes = 0
     /// What the read loop keeps for each track (its timeline, where its packets have reached).
     var reading: [TrackReadState] = []
     var lastJump: TimestampJump?
@@ -58,6 +62,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     public init(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil) {
         self.url = url
         self.options = options
+        buffering = NetworkOptions.isHTTP(url) ? options.buffering.readingAhead(options.readAhead) : options.buffering
         looping = options.isLooping
         container = InputContainer(url: url, byteSource: input, network: options.network)
     }

@@ -19,6 +19,8 @@ public enum SeekMode: String, Sendable {
 
 public struct SourceOptions: Sendable {
     public var buffering = BufferingOptions()
+    /// How far network media is read ahead; local files keep `buffering`'s limits.
+    public var readAhead = ReadAhead()
     public var packetQueueCapacity = 256
     /// The most decoded pictures a video track queues; large pictures get fewer, within
     /// `videoFrameQueueBytes` (never under 4).

@@ -124,6 +124,7 @@ extension FFmpegSource {
         record(avPacket, track: index, segment: segment)
         packet.serial = readSerial
         packet.segment = segment
+        track.countQueued(packet)
         enqueue(packet, to: track)
         if let end = reading[index].declaredAudioEnd, let rawEnd, rawEnd >= end - 0.001, !isLooping {
             reading[index].hasEnded = true
@@ -156,9 +157,19 @@ extension FFmpegSource {
                     track.recycle(packet)
                     return
                 }
-                remedyStarvation(blockedOn: track)
+                if !growForReadAhead(track) { remedyStarvation(blockedOn: track) }
             }
         }
+    }
+
+    /// Network media: a full queue grows while the read-ahead limits allow (BufferingPolicy).
+    private func growForReadAhead(_ track: Track) -> Bool {
+        guard buffering.growsPacketQueues, let index = tracks.firstIndex(where: { $0 === track }) else { return false }
+        evaluateBuffering(force: true)
+        guard BufferingPolicy.shouldGrowForReadAhead(trackBuffers[index], bufferedBytes: bufferedBytes, options: buffering) else { return false }
+        track.packets.grow()
+        Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity) to read ahead")
+        return true
     }
 
     /// Packet queues may grow to this many times their first capacity, and no further.
@@ -170,7 +181,7 @@ extension FFmpegSource {
     private func remedyStarvation(blockedOn track: Track) {
         guard let blocked = tracks.firstIndex(where: { $0 === track }) else { return }
         evaluateBuffering(force: true)
-        switch BufferingPolicy.starvationRemedy(blockedOn: blocked, tracks: trackBuffers, phase: phase, options: options.buffering,
+        switch BufferingPolicy.starvationRemedy(blockedOn: blocked, tracks: trackBuffers, phase: phase, options: buffering,
                                                 capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit) {
         case .wait:
             break

@@ -1,11 +1,11 @@
 /// The buffering decision, made on the read thread when the queues have changed: at once on first
-/// open and after a seek, otherwise at most every 100 ms.
+/// open and after a seek, or when the queued bytes pass their limit; otherwise at most every 100 ms.
 extension FFmpegSource {
     static let evaluationInterval = 0.1
 
     func evaluateBuffering(force: Bool) {
         let now = MonotonicClock.now()
-        guard force || phase != .steady || now - lastEvaluation >= Self.evaluationInterval else { return }
+        guard force || phase != .steady || now - lastEvaluation >= Self.evaluationInterval || isOverByteLimit else { return }
         lastEvaluation = now
         let serial = readSerial
         for (index, track) in tracks.enumerated() {
@@ -16,9 +16,10 @@ extension FFmpegSource {
                 kind: track.kind, packetCount: track.packets.count, packetCapacity: track.packets.capacity,
                 frameCount: frameCount, frameCapacity: track.frames.capacity,
                 packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile || reading[index].hasEnded,
-                lastPacketEnd: reading[index].lastPacketEnd)
+                lastPacketEnd: reading[index].lastPacketEnd, packetBytes: track.packetBytes)
         }
-        let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: options.buffering)
+        let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
+        bufferedBytes = report.bufferedBytes
         let previous = loadState
         loadState = BufferingPolicy.nextLoadState(loadState, report: report)
         if loadState != previous {
@@ -32,9 +33,15 @@ extension FFmpegSource {
             guard stateValue == .reading || stateValue == .paused else { return }
             let pause = BufferingPolicy.shouldPauseReading(isPaused: stateValue == .paused,
                                                            bufferedDuration: report.bufferedDuration,
-                                                           options: options.buffering)
+                                                           bufferedBytes: report.bufferedBytes, options: buffering)
             stateValue = pause ? .paused : .reading
         }
         delegate?.source(self, didEvaluate: report, loadState: loadState, serial: serial)
+    }
+
+    /// Reading from a fast server queues many packets in 100 ms: the byte limit is looked at per packet.
+    private var isOverByteLimit: Bool {
+        guard buffering.maximumBufferedBytes < .max else { return false }
+        return tracks.reduce(0) { $0 + $1.packetBytes } > buffering.maximumBufferedBytes
     }
 }

@@ -69,6 +69,8 @@ public final class Track: @unchecked Sendable {
     /// Frames out of the decoder, and pixel-format conversions, since the latest seek.
     private let decodedSinceSeek = Atomic<Int>(0)
     private let convertedSinceSeek = Atomic<Int>(0)
+    /// The payload bytes of the packets queued and not yet recycled: read-ahead is bounded by bytes.
+    private let queuedPacketBytes = Atomic<Int>(0)
     /// The decoder's first complaint, which says why nothing decoded when nothing did.
     private var firstDecodeProblem: String?
     private var thread: JoinableThread?
@@ -218,7 +220,20 @@ public final class Track: @unchecked Sendable {
         (frame.isConversionTarget ? conversionPool : framePool).release(frame)
     }
 
+    /// Counts `packet`'s payload as queued until it is recycled.
+    func countQueued(_ packet: Packet) {
+        packet.countedBytes = Int(max(packet.avPacket.pointee.size, 0))
+        queuedPacketBytes.add(packet.countedBytes, ordering: .relaxed)
+    }
+
+    /// The payload bytes of the packets queued (and being decoded).
+    var packetBytes: Int { queuedPacketBytes.load(ordering: .relaxed) }
+
     func recycle(_ packet: Packet) {
+        if packet.countedBytes > 0 {
+            queuedPacketBytes.subtract(packet.countedBytes, ordering: .relaxed)
+            packet.countedBytes = 0
+        }
         packet.reset()
         packetPool.release(packet)
     }
