@@ -34,13 +34,16 @@ struct ProbeCommand: ParsableCommand {
 
     @Argument(help: "The file or URL.") var url: String
     @Flag(help: "Print JSON.") var json = false
+    @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         common.bootstrapLogging()
+        var options = NetworkOptions()
+        try network.apply(to: &options)
         let info: MediaInfo
         do {
-            info = try MediaProbe.probe(url: url)
+            info = try MediaProbe.probe(url: url, network: options)
             FFmpegLineGate.open()
         } catch {
             throw CommandLineFailure.media(error)
@@ -62,12 +65,15 @@ struct BenchCommand: ParsableCommand {
         discussion: "Prints `frames N seconds S fps F` (video frames, or audio frames when there is no video).")
 
     @Argument(help: "The file or URL.") var url: String
+    @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         common.bootstrapLogging()
+        var options = SourceOptions()
+        try network.apply(to: &options.network)
         do {
-            let result = try DecodeBenchmark.run(url: url)
+            let result = try DecodeBenchmark.run(url: url, options: options)
             FFmpegLineGate.open()
             print("frames \(result.frames) seconds \(cFormat("%.3f", result.seconds)) fps \(cFormat("%.1f", result.framesPerSecond))")
         } catch {

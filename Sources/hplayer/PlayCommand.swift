@@ -59,6 +59,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("stats-dir"), help: "Write DIR/events.tsv (first frame, buffering, variant, seek, retry, error, end) and DIR/network.tsv (a line per HTTP request).")
     var statsDirectory: String?
     @OptionGroup(title: "Network") var network: NetworkArguments
+    @OptionGroup(title: "Read-ahead") var readAhead: ReadAheadArguments
     @OptionGroup var common: CommonOptions
 
     /// Checked as play starts rather than in ArgumentParser's validate(), which wraps what it
@@ -79,7 +80,8 @@ struct PlayCommand: AsyncParsableCommand {
         common.bootstrapLogging()
         var options = PlayerOptions()
         options.source.isLooping = loop
-        try network.apply(to: &options.source)
+        try network.apply(to: &options.source.network)
+        try readAhead.apply(to: &options.source)
         var stats: StatsDirectory?
         if let statsDirectory { stats = try StatsDirectory(path: statsDirectory) }
         options.source.network.monitor = NetworkMonitor(onEvent: stats.map { stats in { @Sendable event in stats.note(event) } })
@@ -97,7 +99,8 @@ struct PlayCommand: AsyncParsableCommand {
             options.speed = speed
         }
         let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit,
-                                      screenshots: ScreenshotTaker(folder: screenshotDirectory, videoTrack: vid))
+                                      screenshots: ScreenshotTaker(folder: screenshotDirectory, videoTrack: vid,
+                                                                   network: options.source.network))
         let playlist = Playlist(url)
 
         var audio = audioOutput ?? .sdl

@@ -9,6 +9,8 @@ struct ScreenshotTaker: Sendable {
     let folder: String
     /// The video track playing (`--vid`), so the picture is the one on screen.
     let videoTrack: Int?
+    /// How the playing file is fetched, when it is a URL.
+    let network: NetworkOptions
 
     func take(url: String, mediaPts: Double?, notify: @escaping @Sendable (String) -> Void) {
         guard let mediaPts else {
@@ -17,7 +19,7 @@ struct ScreenshotTaker: Sendable {
         }
         DispatchQueue.global().async {
             do throws(MediaError) {
-                let path = try Snapshot.save(url: url, mediaPts: mediaPts, folder: folder, videoTrack: videoTrack)
+                let path = try Snapshot.save(url: url, mediaPts: mediaPts, folder: folder, videoTrack: videoTrack, network: network)
                 StatusLine.notice("screenshot: \(path)")
                 notify("Screenshot: '\(path)'")
             } catch {

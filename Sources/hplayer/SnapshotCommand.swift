@@ -14,12 +14,15 @@ struct SnapshotCommand: ParsableCommand {
     @Argument(help: "The file or URL.") var url: String
     @Option(help: "The time: seconds, [[hh:]mm:]ss or a percentage (25%).") var at: StartPosition
     @Option(name: [.customShort("o"), .long], help: "The PNG file to write; a file already there is replaced.") var output: String
+    @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         common.bootstrapLogging()
+        var options = NetworkOptions()
+        try network.apply(to: &options)
         do {
-            try Snapshot.write(url: url, at: at, to: output)
+            try Snapshot.write(url: url, at: at, to: output, network: options)
         } catch {
             throw CommandLineFailure.media(error)
         }

@@ -83,6 +83,20 @@ extension Playback {
             #expect(headers["x-one"] == "1" && headers["x-two"] == "two")
         }
 
+        @Test("hplayer probe, snapshot and bench take the network options too: every request they make carries --user-agent")
+        func otherCommandsTakeNetworkOptions() throws {
+            _ = try Self.clip("mkv")
+            let server = try FaultServer()
+            let url = server.url("network-6s.mkv")
+            let png = Fixtures.newFolder("network-snapshot") + "/frame.png"
+            for command in [["probe", url], ["snapshot", url, "--at", "2", "-o", png], ["bench", url]] {
+                let result = try Command.run([Command.hplayer] + command + ["--user-agent", "TestAgent/2"], timeout: 60)
+                #expect(result.status == 0, "\(command[0]): \(result.stderr)")
+            }
+            let agents = Set(server.requests.map { $0.headers["user-agent"] ?? "" })
+            #expect(!server.requests.isEmpty && agents == ["TestAgent/2"], "user agents: \(agents)")
+        }
+
         @Test("404, a refused connection and an unknown host: one error line naming the URL and the reason, exit 1")
         func errorsAreOneLine() throws {
             let server = try NginxServer()

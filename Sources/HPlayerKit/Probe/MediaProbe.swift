@@ -2,9 +2,9 @@ import CFFmpeg
 
 /// Reads what a media file holds.
 public enum MediaProbe {
-    /// Opens `url` just far enough to describe it.
-    public static func probe(url: String) throws(MediaError) -> MediaInfo {
-        let container = InputContainer(url: url)
+    /// Opens `url` just far enough to describe it; an http(s) URL is fetched as `network` says.
+    public static func probe(url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> MediaInfo {
+        let container = InputContainer(url: url, network: network)
         try container.open(fullAnalysis: true)
         defer { container.close() }
         return info(of: container)

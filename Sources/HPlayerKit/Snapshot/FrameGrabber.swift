@@ -17,9 +17,9 @@ final class FrameGrabber {
 
     /// Opens `url` and the decoder of its video stream: track `videoTrack` (from 1) when given,
     /// the one the player would choose otherwise.
-    init(url: String, videoTrack: Int? = nil) throws(MediaError) {
+    init(url: String, videoTrack: Int? = nil, network: NetworkOptions = NetworkOptions()) throws(MediaError) {
         self.url = url
-        container = InputContainer(url: url)
+        container = InputContainer(url: url, network: network)
         try container.open(fullAnalysis: false)
         let index = container.chosenStream(of: .video, number: videoTrack)
         guard index >= 0, let stream = container.context?.pointee.streams[Int(index)] else {

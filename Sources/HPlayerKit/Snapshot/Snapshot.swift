@@ -8,8 +8,8 @@ public enum Snapshot {
     /// `hplayer snapshot`: the frame at `position` (counted from the start, as `--start` counts)
     /// written to `path`, replacing any file there.
     public static func write(url: String, at position: StartPosition, to path: String,
-                             videoTrack: Int? = nil) throws(MediaError) {
-        let grabber = try FrameGrabber(url: url, videoTrack: videoTrack)
+                             videoTrack: Int? = nil, network: NetworkOptions = NetworkOptions()) throws(MediaError) {
+        let grabber = try FrameGrabber(url: url, videoTrack: videoTrack, network: network)
         guard let seconds = position.seconds(duration: grabber.duration) else {
             throw MediaError(input: url, reason: "a percentage needs a known duration")
         }
@@ -20,8 +20,9 @@ public enum Snapshot {
     /// `Frame.mediaPts`) written to a new file in `folder`, named for the media and the position:
     /// `NAME-HH-MM-SS.mmm.png`, or `NAME-HH-MM-SS.mmm-2.png`, `-3`… when that is taken.
     /// - Returns: the path written.
-    public static func save(url: String, mediaPts: Double, folder: String, videoTrack: Int? = nil) throws(MediaError) -> String {
-        let grabber = try FrameGrabber(url: url, videoTrack: videoTrack)
+    public static func save(url: String, mediaPts: Double, folder: String, videoTrack: Int? = nil,
+                            network: NetworkOptions = NetworkOptions()) throws(MediaError) -> String {
+        let grabber = try FrameGrabber(url: url, videoTrack: videoTrack, network: network)
         let bytes = try png(from: grabber, atMediaTime: mediaPts)
         let position = TimeText.precise(mediaPts - grabber.startTime, separator: "-")
         let stem = (folder.isEmpty ? "." : folder) + (folder.hasSuffix("/") ? "" : "/") + "\(name(of: url))-\(position)"
