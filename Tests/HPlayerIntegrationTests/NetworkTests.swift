@@ -385,6 +385,63 @@ extension Playback {
             #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.pts > $0.pts })
         }
 
+        /// The ladder's v0 with its segments encrypted by openssl (AES-128-CBC, the IV each
+        /// segment's sequence number, as the playlist gives none) and the key at key.bin.
+        static func encryptedVariant() throws -> String {
+            let ladder = try ladder.get()
+            let folder = Fixtures.newFolder("hls-aes")
+            let key = "000102030405060708090a0b0c0d0e0f"
+            try Data((0..<16).map { UInt8($0) }).write(to: URL(fileURLWithPath: folder + "/key.bin"))
+            var playlist = ""
+            var sequence = 0
+            for line in try String(contentsOfFile: ladder + "/v0/index.m3u8", encoding: .utf8).split(separator: "\n") {
+                if line.hasPrefix("#EXTINF") && sequence == 0 && !playlist.contains("EXT-X-KEY") {
+                    playlist += "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"\n"
+                }
+                if !line.hasPrefix("#") {
+                    let iv = String(repeating: "0", count: 24) + String(format: "%08x", sequence)
+                    let encrypted = try Command.run(["openssl", "aes-128-cbc", "-K", key, "-iv", iv, "-in", "\(ladder)/v0/\(line)",
+                                                     "-out", "\(folder)/\(line)"])
+                    try #require(encrypted.status == 0, "\(encrypted.stderr)")
+                    sequence += 1
+                }
+                playlist += line + "\n"
+            }
+            try playlist.write(toFile: folder + "/index.m3u8", atomically: true, encoding: .utf8)
+            return folder
+        }
+
+        @Test("AES-128 segments are decrypted by our client: the frames are ffmpeg's of the clear variant, and the key is fetched once")
+        func encryptedSegments() async throws {
+            let folder = try Self.encryptedVariant()
+            let server = try FaultServer(root: folder)
+            let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-aes")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(try Self.ladder.get())/v0/index.m3u8")))
+            let paths = server.requests.map(\.path)
+            #expect(paths == ["/index.m3u8", "/key.bin", "/index0.ts", "/index1.ts", "/index2.ts"], "requests: \(paths)")
+        }
+
+        @Test("An exact seek into an encrypted VOD stream presents ffmpeg's frames of the clear variant from the target")
+        func encryptedSeek() async throws {
+            let folder = try Self.encryptedVariant()
+            let clear = "\(try Self.ladder.get())/v0/index.m3u8"
+            let server = try FaultServer(root: folder)
+            let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-aes-seek")
+            session.player.prepare()
+            try await session.waitForPrepared()
+            session.player.seek(to: 3.5, mode: .exact)
+            let requested = MonotonicClock.now()
+            session.player.play()
+            try await session.waitForFinished()
+            session.close()
+            let info = try #require(session.player.mediaInfo)
+            let expected = try Fixtures.framePts(clear).enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }
+            let md5s = try Fixtures.frameMD5s(clear)
+            #expect(expected.count > 50)
+            #expect(session.presentedFrames.filter { $0.presentedAt > requested }.map(\.md5) == expected.map { md5s[$0.offset] })
+        }
+
         @Test("fMP4 segments are left to libavformat's own HLS client, and play")
         func fragmentedMP4IsLeftToLibavformat() async throws {
             let folder = Fixtures.newFolder("hls-fmp4")

@@ -12,8 +12,9 @@ public protocol TimeSeekableByteSource: ByteSource {
 /// `--hls-bitrate`) through the I/O layer and reads the variant's MPEG-TS segments one after
 /// another, on one connection, as one stream of bytes that libavformat demuxes. Nothing is
 /// fetched from a variant that is not played. A live playlist is reloaded as it is played out,
-/// starting three target durations from its live edge. fMP4 and encrypted segments are not
-/// read yet: `unsupportedFeature` says so, and the caller leaves the URL to libavformat.
+/// starting three target durations from its live edge. AES-128 segments are decrypted as they
+/// arrive (SegmentDecryptor), each key fetched once. fMP4 and SAMPLE-AES segments are not read
+/// yet: `unsupportedFeature` says so, and the caller leaves the URL to libavformat.
 ///
 /// A segment that cannot be fetched after the I/O layer's retries is skipped, with a warning.
 /// Positions: each segment's bytes follow the last one's; a seek by time starts the segment it
@@ -44,6 +45,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Live playlist reloads that failed one after another, and how many are ridden out.
     private var failedReloads = 0
     static let reloadFailureLimit = 5
+    /// The current segment's decryption (AES-128), its plaintext not handed out yet, and whether
+    /// its last block has been decrypted.
+    private var decryptor: SegmentDecryptor?
+    private var plaintext: [UInt8] = []
+    private var plaintextIndex = 0
+    private var isDecryptionFinished = false
+    /// Keys fetched, by URL: each is fetched once.
+    private var keys: [String: [UInt8]] = [:]
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
@@ -54,6 +64,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         self.options = options
         http = HTTPByteSource(url: url, options: options)
     }
+
+    deinit { scratch.deallocate() }
 
     public var info: ByteSourceInfo { ByteSourceInfo(contentLength: nil, mimeType: nil, acceptsRanges: false) }
 
@@ -88,8 +100,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
         if playlist.segments.contains(where: { $0.map != nil }) {
             unsupportedFeature = "fMP4 segments (EXT-X-MAP)"
-        } else if playlist.segments.contains(where: { $0.key != nil }) {
-            unsupportedFeature = "encrypted segments (EXT-X-KEY)"
+        } else if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) {
+            unsupportedFeature = "SAMPLE-AES segments"
         }
         guard unsupportedFeature == nil else { return }
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
@@ -100,7 +112,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         while true {
             let count: Int
             do {
-                count = try http.read(into: buffer)
+                count = try readSegment(into: buffer)
             } catch {
                 try skip(http.url, error)
                 guard try advance() else { return 0 }
@@ -121,8 +133,21 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard offset >= segmentStart else {
             throw MediaError(input: url, reason: "cannot seek back before the segment being read")
         }
-        try http.seek(to: segmentBase + offset - segmentStart)
-        segmentOffset = offset - segmentStart
+        guard decryptor != nil else {
+            try http.seek(to: segmentBase + offset - segmentStart)
+            segmentOffset = offset - segmentStart
+            return
+        }
+        // Ciphertext is decrypted in order: back means from the segment's start again.
+        if offset < segmentStart + segmentOffset, let index = segmentIndex {
+            try open(playlist.segments[index])
+            segmentOffset = 0
+        }
+        while segmentStart + segmentOffset < offset {
+            let count = try readSegment(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<Int(min(Int64(scratch.count), offset - segmentStart - segmentOffset))]))
+            guard count > 0 else { throw MediaError(input: url, reason: "seek past the end of a segment") }
+            segmentOffset += Int64(count)
+        }
     }
 
     public func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64 {
@@ -167,7 +192,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             segmentStart = position ?? (segmentStart + segmentOffset)
             segmentOffset = 0
             do {
-                try open(segment.uri, range: segment.byteRange)
+                try open(segment)
                 return
             } catch {
                 try skip(HLSURL.resolve(segment.uri, against: playlistURL), error)
@@ -198,11 +223,59 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         Log.network.warning("\(segmentURL): \(error.reason); skipping the segment")
     }
 
-    private func open(_ uri: String, range: HLSByteRange?) throws(MediaError) {
-        let target = HLSURL.resolve(uri, against: playlistURL)
-        segmentBase = range?.offset ?? 0
+    /// Opens `segment` (its key first, when it has one) to read from its start.
+    private func open(_ segment: HLSSegment) throws(MediaError) {
+        decryptor = nil
+        if let key = segment.key {
+            let keyURL = HLSURL.resolve(key.uri, against: playlistURL)
+            let bytes = try self.key(at: keyURL)
+            decryptor = SegmentDecryptor(key: bytes, iv: key.iv(forSequence: segment.sequenceNumber))
+            guard decryptor != nil else { throw MediaError(input: keyURL, reason: "cannot start AES-128 decryption") }
+        }
+        plaintext.removeAll(keepingCapacity: true)
+        plaintextIndex = 0
+        isDecryptionFinished = false
+        let target = HLSURL.resolve(segment.uri, against: playlistURL)
+        segmentBase = segment.byteRange?.offset ?? 0
         // After the first, a segment is the stream going on: a refused connection is waited out.
-        try http.open(url: target, at: segmentBase, length: range?.length, isContinuation: highestPosition > 0)
+        try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0)
+    }
+
+    /// The 16-byte key at `keyURL`, fetched the first time it is needed.
+    private func key(at keyURL: String) throws(MediaError) -> [UInt8] {
+        if let known = keys[keyURL] { return known }
+        try http.open(url: keyURL, at: 0, isContinuation: highestPosition > 0)
+        let bytes = try http.readAll(limit: 64)
+        guard bytes.count == SegmentDecryptor.blockSize else {
+            throw MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
+        }
+        keys[keyURL] = bytes
+        return bytes
+    }
+
+    /// The current segment's next bytes, decrypted when it is encrypted; 0 at its end.
+    private func readSegment(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        guard let decryptor else { return try http.read(into: buffer) }
+        while plaintextIndex >= plaintext.count {
+            plaintext.removeAll(keepingCapacity: true)
+            plaintextIndex = 0
+            guard !isDecryptionFinished else { return 0 }
+            let count = try http.read(into: scratch)
+            if count > 0 {
+                decryptor.decrypt(UnsafeRawBufferPointer(rebasing: scratch[..<count]), into: &plaintext)
+                continue
+            }
+            isDecryptionFinished = true
+            do {
+                try decryptor.finish(into: &plaintext)
+            } catch {
+                throw MediaError(input: http.url, reason: error.description)
+            }
+        }
+        let count = min(buffer.count, plaintext.count - plaintextIndex)
+        plaintext.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + plaintextIndex, byteCount: count) }
+        plaintextIndex += count
+        return count
     }
 
     /// Live: reloads the playlist until a segment after `sequence` is listed; its index, or nil
