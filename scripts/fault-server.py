@@ -138,6 +138,12 @@ class Handler(BaseHTTPRequestHandler):
                 if stall is not None and sent < stall:
                     chunk = min(chunk, stall - sent)
                 data = file.read(chunk)
+                if rate:
+                    # A chunk arrives once its time on the link has passed, not before.
+                    next_send = max(next_send, time.monotonic()) + len(data) / rate
+                    delay = next_send - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
                 self.wfile.write(data)
                 sent += len(data)
                 remaining -= len(data)
@@ -152,10 +158,6 @@ class Handler(BaseHTTPRequestHandler):
                     stall = None
                 if rate:
                     self.wfile.flush()
-                    next_send = max(next_send, time.monotonic()) + len(data) / rate
-                    delay = next_send - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
         return status, sent, "complete"
 
 

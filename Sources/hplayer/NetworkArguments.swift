@@ -13,7 +13,7 @@ struct NetworkArguments: ParsableArguments {
     var tlsVerify: String?
     @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
-    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: max (the default), min, or the highest at or below this many bits per second.")
+    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: the highest the first segment's download sustains), max, min, or the highest at or below this many bits per second.")
     var hlsBitrate: String?
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
@@ -31,7 +31,7 @@ struct NetworkArguments: ParsableArguments {
         options.caFile = caFile
         if let hlsBitrate {
             guard let bitrate = HLSBitrate(hlsBitrate) else {
-                throw .usage(input: "--hls-bitrate", reason: "expected max, min or bits per second, got '\(hlsBitrate)'")
+                throw .usage(input: "--hls-bitrate", reason: "expected auto, max, min or bits per second, got '\(hlsBitrate)'")
             }
             options.hlsBitrate = bitrate
         }

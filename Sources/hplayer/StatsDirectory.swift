@@ -43,10 +43,6 @@ final class StatsDirectory: Sendable {
     /// The line for a player event, if it makes one.
     func note(_ event: PlayerEvent) {
         switch event {
-        case .prepared(let info):
-            if let variant = info.variants?.first(where: \.isPlaying) {
-                write(event: "variant", detail: "\(variant.bandwidth)" + (variant.width.map { w in variant.height.map { " \(w)x\($0)" } ?? "" } ?? ""))
-            }
         case .started(let position): write(event: "first-frame", detail: seconds(position))
         case .bufferingStarted: write(event: "buffering-start", detail: "")
         case .bufferingEnded: write(event: "buffering-end", detail: "")
@@ -72,7 +68,9 @@ final class StatsDirectory: Sendable {
                 fflush(network)
             }
         case let .retry(url, reason, delay):
-            write(event: "retry", detail: "\(url): \(reason); again in \(seconds(delay)) s")
+            write(event: "retry", detail: "\(url): \(reason)" + (delay > 0 ? "; again in \(seconds(delay)) s" : ""))
+        case let .variant(bandwidth, width, height):
+            write(event: "variant", detail: "\(bandwidth)" + (width.flatMap { w in height.map { " \(w)x\($0)" } } ?? ""))
         }
     }
 

@@ -296,7 +296,7 @@ extension Playback {
             let folder = try Self.ladder.get()
             let server = try NginxServer(root: folder)
             let url = server.url("master.m3u8")
-            let probe = try Command.run([Command.hplayer, "probe", url], timeout: 60)
+            let probe = try Command.run([Command.hplayer, "probe", url, "--hls-bitrate", "max"], timeout: 60)
             #expect(probe.status == 0, "\(probe.stderr)")
             #expect(probe.stdout.split(separator: "\n").filter { $0.hasPrefix("  variant") } == [
                 "  variant 1: 320x180 0.4 Mb/s", "  variant 2: 640x360 1.0 Mb/s", "  variant 3: 960x540 1.8 Mb/s [playing]"])
@@ -307,6 +307,67 @@ extension Playback {
                 " (+) Variant --hls-bitrate=400000 (320x180 0.4 Mb/s)",
                 "     Variant --hls-bitrate=1000000 (640x360 1.0 Mb/s)",
                 "     Variant --hls-bitrate=1800000 (960x540 1.8 Mb/s)"])
+        }
+
+        /// The variants the I/O layer's monitor is told of, as they are chosen.
+        final class VariantLog: @unchecked Sendable {
+            let bandwidths = Locked<[Int]>([])
+            lazy var monitor = NetworkMonitor { [bandwidths] event in
+                if case let .variant(bandwidth, _, _) = event { bandwidths.withLock { $0.append(bandwidth) } }
+            }
+        }
+
+        /// ffmpeg's frames of each segment as named ("v0/index0.ts", …), one after another: a
+        /// stream that changes variant is checked part by part, as ffmpeg's CLI would scale every
+        /// picture to the first size.
+        static func frameMD5s(ofSegments segments: [String]) throws -> [String] {
+            let folder = try ladder.get()
+            return try segments.flatMap { try Fixtures.frameMD5s("\(folder)/\($0)") }
+        }
+
+        @Test("By default the first segment comes from the lowest variant and the rest from the one its download's throughput picks: the frames are ffmpeg's of each segment fetched")
+        func autoVariant() async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(root: folder)
+            let log = VariantLog()
+            var options = Self.untimed()
+            options.source.network.monitor = log.monitor
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-auto")
+            try await session.playToEnd()
+            let chosen = log.bandwidths.withLock { $0 }
+            let bandwidths = [400_000, 1_000_000, 1_800_000]
+            try #require(chosen.first == 400_000 && chosen.count <= 2, "variants: \(chosen)")
+            let rest = bandwidths.firstIndex(of: chosen.last!)!
+            #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofSegments: ["v0/index0.ts", "v\(rest)/index1.ts", "v\(rest)/index2.ts"])))
+            let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") }
+            #expect(segments == ["/v0/index0.ts", "/v\(rest)/index1.ts", "/v\(rest)/index2.ts"], "segments: \(segments)")
+        }
+
+        @Test("auto over a 2 Mb/s link: the first segment's download picks the 1 Mb/s variant (80 % of the throughput), not the 1.8 Mb/s one", .realTime)
+        func autoVariantFollowsThroughput() async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(["--rate-schedule", "0:250000"], root: folder)
+            let log = VariantLog()
+            var options = Self.untimed()
+            options.source.network.monitor = log.monitor
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-auto-2m")
+            try await session.playToEnd(timeout: 60)
+            #expect(log.bandwidths.withLock { $0 } == [400_000, 1_000_000])
+        }
+
+        @Test("A segment that cannot be fetched after the retries comes from another variant: the frames are ffmpeg's of each segment fetched")
+        func failedSegmentFromAnotherVariant() async throws {
+            let folder = try Self.ladder.get()
+            // The first request and the I/O layer's five retries.
+            let server = try FaultServer(["--status", "500", "--status-path", "v0/index1.ts", "--status-times", "6"], root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-failover")
+            try await session.playToEnd(timeout: 60)
+            #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofSegments: ["v0/index0.ts", "v1/index1.ts", "v0/index2.ts"])))
+            let paths = server.requests.map(\.path)
+            #expect(paths.filter { $0.hasPrefix("/v1/") } == ["/v1/index.m3u8", "/v1/index1.ts"] && !paths.contains { $0.hasPrefix("/v2/") },
+                    "requests: \(paths)")
         }
 
         @Test("A segment answered with 500 is asked again after a wait: every frame presented")

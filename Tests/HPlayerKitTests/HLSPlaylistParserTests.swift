@@ -167,7 +167,7 @@ import Testing
     static let variants = [400_000, 1_800_000, 1_000_000].map { HLSVariant(uri: "v\($0)", bandwidth: $0) }
 
     @Test("--hls-bitrate: the variant chosen, in any order the master lists them", arguments: [
-        ("max", 1), ("min", 0), ("1000000", 2), ("1799999", 2), ("5000000", 1), ("100", 0),
+        ("max", 1), ("min", 0), ("1000000", 2), ("1799999", 2), ("5000000", 1), ("100", 0), ("auto", 0),
     ])
     func chooses(text: String, index: Int) throws {
         let bitrate = try #require(HLSBitrate(text))
@@ -177,5 +177,18 @@ import Testing
     @Test("Anything else is refused", arguments: ["", "maximum", "-5", "0", "1.5e6"])
     func refuses(text: String) {
         #expect(HLSBitrate(text) == nil)
+    }
+
+    @Test("auto: the highest variant within 80 % of the throughput, the lowest when none is", arguments: [
+        (10_000_000.0, 1), (2_250_000, 1), (2_249_999, 2), (1_250_000, 2), (1_249_999, 0), (100, 0), (0, 0),
+    ])
+    func sustainable(throughput: Double, index: Int) {
+        #expect(HLSBitrate.sustainable(among: Self.variants, throughput: throughput) == index)
+    }
+
+    @Test("A failed segment comes from the next lower variant, else the next higher", arguments: [(1, 2), (2, 0), (0, 2)])
+    func alternate(failed: Int, alternate: Int) {
+        #expect(HLSBitrate.alternate(to: failed, among: Self.variants) == alternate)
+        #expect(HLSBitrate.alternate(to: 0, among: [Self.variants[0]]) == nil)
     }
 }

@@ -16,7 +16,11 @@ public protocol TimeSeekableByteSource: ByteSource {
 /// arrive (SegmentDecryptor), each key fetched once. fMP4 and SAMPLE-AES segments are not read
 /// yet: `unsupportedFeature` says so, and the caller leaves the URL to libavformat.
 ///
-/// A segment that cannot be fetched after the I/O layer's retries is skipped, with a warning.
+/// The variant: the one `--hls-bitrate` picks; by default (`auto`) the first segment comes from
+/// the lowest, and its download's throughput picks the variant for the rest. A segment that
+/// cannot be opened after the I/O layer's retries is fetched from another variant, and only then
+/// skipped, with a warning. Both happen at a segment boundary: the byte stream goes on with the
+/// other variant's segment, which libavformat and the decoder take as a change of picture size.
 /// Positions: each segment's bytes follow the last one's; a seek by time starts the segment it
 /// lands in at a fresh position past everything read, so libavformat's view stays consistent.
 public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
@@ -54,6 +58,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Keys fetched, by URL: each is fetched once.
     private var keys: [String: [UInt8]] = [:]
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// The master playlist and the index of the variant playing; nil for a media playlist.
+    private var master: HLSMasterPlaylist?
+    private var variantIndex = 0
+    /// The media playlists of the other variants fetched for a failed segment, by index.
+    private var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
+    /// `auto`: the first segment's download is being timed, to choose the variant after it.
+    private var isTimingFirstSegment = false
+    private var segmentOpenedAt = 0.0
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
@@ -88,11 +100,11 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 return
             }
             Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(variants![chosen].summary)")
-            playlistURL = HLSURL.resolve(variant.uri, against: url)
-            guard case let .media(media) = try parse(try fetchText(playlistURL), from: playlistURL) else {
-                throw MediaError(input: playlistURL, reason: "a variant's playlist is a master playlist")
-            }
-            playlist = media
+            self.master = master
+            variantIndex = chosen
+            isTimingFirstSegment = options.hlsBitrate == .auto && master.variants.count > 1
+            (playlistURL, playlist) = try loadVariant(chosen, of: master)
+            noteVariant()
         case let .media(media):
             playlistURL = url
             playlist = media
@@ -195,6 +207,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 try open(segment)
                 return
             } catch {
+                if openFromAlternate(index, failure: error) { return }
                 try skip(HLSURL.resolve(segment.uri, against: playlistURL), error)
                 index += 1
             }
@@ -204,8 +217,92 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The segment has ended: on to the next. False at the end of the stream.
     private func advance() throws(MediaError) -> Bool {
         guard let index = segmentIndex else { return false }
+        if isTimingFirstSegment {
+            isTimingFirstSegment = false
+            if let next = switchVariantForThroughput(after: index) {
+                try startSegment(at: next)
+                return segmentIndex != nil
+            }
+        }
         try startSegment(at: index + 1)
         return segmentIndex != nil
+    }
+
+    // MARK: Variants
+
+    /// The URL and media playlist of variant `index`.
+    private func loadVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
+        let variantURL = HLSURL.resolve(master.variants[index].uri, against: url)
+        guard case let .media(media) = try parse(try fetchText(variantURL), from: variantURL) else {
+            throw MediaError(input: variantURL, reason: "a variant's playlist is a master playlist")
+        }
+        return (variantURL, media)
+    }
+
+    /// `auto`, after the first segment: the variant its download's throughput sustains, from the
+    /// segment after `index` on. Returns that segment's index in the new playlist; nil to stay.
+    private func switchVariantForThroughput(after index: Int) -> Int? {
+        guard let master else { return nil }
+        let seconds = max(MonotonicClock.now() - segmentOpenedAt, 0.001)
+        let throughput = Double(segmentOffset) * 8 / seconds
+        guard let target = HLSBitrate.sustainable(among: master.variants, throughput: throughput), target != variantIndex else { return nil }
+        let next = nextSegmentStart(after: index)
+        do {
+            let (targetURL, media) = try loadVariant(target, of: master)
+            guard let found = Self.segmentIndex(in: media, sequence: next.sequence, start: next.start) else { return nil }
+            Log.network.info("\(url): the first segment came at \(DecimalText.fixed(throughput / 1_000_000, places: 1)) Mb/s: variant \(target + 1) from here")
+            (playlistURL, playlist, variantIndex) = (targetURL, media, target)
+            noteVariant()
+            return found
+        } catch {
+            Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
+            return nil
+        }
+    }
+
+    /// The sequence number and start time (seconds from the playlist's first segment) of the segment after `index`.
+    private func nextSegmentStart(after index: Int) -> (sequence: Int, start: Double) {
+        let start = playlist.segments.prefix(index + 1).reduce(0) { $0 + $1.duration }
+        return (playlist.segments[index].sequenceNumber + 1, start)
+    }
+
+    /// The segment of `playlist` numbered `sequence` (variants of one stream number theirs
+    /// alike), else the one holding `start` seconds; nil when there is none.
+    static func segmentIndex(in playlist: HLSMediaPlaylist, sequence: Int, start: Double) -> Int? {
+        if let index = playlist.segments.firstIndex(where: { $0.sequenceNumber == sequence }) { return index }
+        var elapsed = 0.0
+        for (index, segment) in playlist.segments.enumerated() {
+            if start < elapsed + segment.duration - 0.001 { return index }
+            elapsed += segment.duration
+        }
+        return nil
+    }
+
+    /// Segment `index` could not be opened: the same segment from another variant. True when
+    /// it is open; the variant playing goes on after it.
+    private func openFromAlternate(_ index: Int, failure: MediaError) -> Bool {
+        guard let master, !http.isCancelled, let other = HLSBitrate.alternate(to: variantIndex, among: master.variants) else { return false }
+        do {
+            if alternatePlaylists[other] == nil {
+                let (otherURL, media) = try loadVariant(other, of: master)
+                alternatePlaylists[other] = (otherURL, media)
+            }
+            guard let (otherURL, media) = alternatePlaylists[other] else { return false }
+            let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
+            guard let found = Self.segmentIndex(in: media, sequence: playlist.segments[index].sequenceNumber, start: start) else { return false }
+            try open(media.segments[found], base: otherURL)
+            Log.network.warning("\(failure.input): \(failure.reason); fetched from variant \(other + 1) instead")
+            options.monitor?.note(.retry(url: failure.input, reason: "\(failure.reason); from variant \(other + 1)", delay: 0))
+            return true
+        } catch {
+            Log.network.warning("\(error.input): \(error.reason)")
+            return false
+        }
+    }
+
+    private func noteVariant() {
+        guard let variant = master?.variants[variantIndex] else { return }
+        options.monitor?.note(.variant(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height))
     }
 
     private func finish() {
@@ -223,11 +320,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         Log.network.warning("\(segmentURL): \(error.reason); skipping the segment")
     }
 
-    /// Opens `segment` (its key first, when it has one) to read from its start.
-    private func open(_ segment: HLSSegment) throws(MediaError) {
+    /// Opens `segment` of the playlist at `base` (the one playing when nil), its key first when
+    /// it has one, to read from its start.
+    private func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
+        let base = base ?? playlistURL
+        segmentOpenedAt = MonotonicClock.now()
         decryptor = nil
         if let key = segment.key {
-            let keyURL = HLSURL.resolve(key.uri, against: playlistURL)
+            let keyURL = HLSURL.resolve(key.uri, against: base)
             let bytes = try self.key(at: keyURL)
             decryptor = SegmentDecryptor(key: bytes, iv: key.iv(forSequence: segment.sequenceNumber))
             guard decryptor != nil else { throw MediaError(input: keyURL, reason: "cannot start AES-128 decryption") }
@@ -235,7 +335,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         plaintext.removeAll(keepingCapacity: true)
         plaintextIndex = 0
         isDecryptionFinished = false
-        let target = HLSURL.resolve(segment.uri, against: playlistURL)
+        let target = HLSURL.resolve(segment.uri, against: base)
         segmentBase = segment.byteRange?.offset ?? 0
         // After the first, a segment is the stream going on: a refused connection is waited out.
         try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0)

@@ -34,8 +34,10 @@ public struct NetworkRequest: Sendable, Equatable {
 /// What the I/O layer tells a monitor.
 public enum NetworkEvent: Sendable, Equatable {
     case request(NetworkRequest)
-    /// A transfer failed and is tried again after `delay` seconds.
+    /// A transfer failed and is tried again after `delay` seconds (or elsewhere, as `reason` says).
     case retry(url: String, reason: String, delay: Double)
+    /// An HLS variant is played from here on: its declared bandwidth and picture size.
+    case variant(bandwidth: Int, width: Int?, height: Int?)
 }
 
 /// Watches every request of the I/O layer: its events go to `onEvent` (on the reading thread,

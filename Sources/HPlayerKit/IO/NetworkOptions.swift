@@ -15,7 +15,7 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `--tls-ca-file`: certificate authorities to trust instead of the system's.
     public var caFile: String?
     /// `--hls-bitrate`: the variant of an HLS master playlist to play.
-    public var hlsBitrate = HLSBitrate.max
+    public var hlsBitrate = HLSBitrate.auto
     /// Told of every request and retry, and measures the download speed.
     public var monitor: NetworkMonitor?
 
