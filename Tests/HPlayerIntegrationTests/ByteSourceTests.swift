@@ -23,6 +23,41 @@ extension Playback {
             #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(clip)))
         }
 
+        @Test("A local file read through FileByteSource presents the frames ffmpeg decodes, before and after an exact seek")
+        func playsThroughAFileByteSource() async throws {
+            let clip = try Fixtures.clip("byte-source-end.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-f", "lavfi", "-i", "sine=d=2",
+                "-c:v", "libx264", "-bf", "2", "-g", "25", "-c:a", "aac"])
+            var options = PlayerOptions()
+            options.isUntimed = true
+            let session = PlayerSession(url: clip, options: options, name: "file-byte-source",
+                                        source: FFmpegSource(url: clip, input: FileByteSource(path: clip)))
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(clip)))
+
+            let seeking = PlayerSession(url: clip, options: options, name: "file-byte-source-seek",
+                                        source: FFmpegSource(url: clip, input: FileByteSource(path: clip)))
+            seeking.player.prepare()
+            try await seeking.waitForPrepared()
+            seeking.player.seek(to: 1, mode: .exact)
+            let requested = MonotonicClock.now()
+            seeking.player.play()
+            try await seeking.waitForFinished()
+            seeking.close()
+            let md5s = try Fixtures.frameMD5s(clip)
+            let info = try #require(seeking.player.mediaInfo)
+            let expected = try Fixtures.framePts(clip).enumerated().filter { $0.element >= info.startTime + 1 - 0.001 }.map { md5s[$0.offset] }
+            #expect(!expected.isEmpty && seeking.presentedFrames.filter { $0.presentedAt > requested }.map(\.md5) == expected)
+        }
+
+        @Test("FileByteSource: a missing file and a folder are errors naming the path")
+        func fileByteSourceErrors() {
+            #expect(throws: MediaError(input: "/no/such/file.mp4", reason: "No such file or directory")) {
+                try FileByteSource(path: "/no/such/file.mp4").open(at: 0)
+            }
+            #expect(throws: MediaError(input: "/tmp", reason: "not a regular file")) { try FileByteSource(path: "/tmp").open(at: 0) }
+        }
+
         @Test("bench through a byte source counts the frames ffmpeg decodes")
         func benchThroughAByteSource() throws {
             let clip = try Clips.video("h264")
