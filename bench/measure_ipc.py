@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The harness's measures that need to watch a player: time to first frame (from its log) and,
-through mpv's JSON IPC, seek latency and A/V sync. The same code drives hplayer and mpv.
+through mpv's JSON IPC, seek latency, A/V sync and stalls. The same code drives hplayer and mpv.
 
   measure_ipc.py first-frame PATTERN -- CMD...     seconds from start to a log line containing PATTERN
   measure_ipc.py seeks SOCKET COUNT SEED -- CMD... one line per seek: "exact|keyframes SECONDS"
   measure_ipc.py sync SOCKET -- CMD...             "mean_abs MAX_ABS max_abs M drops D" over the whole file
+  measure_ipc.py stalls SOCKET SECONDS -- CMD...   "COUNT SECONDS_STALLED PEAK_RSS_KIB": paused-for-cache
+                                                   turning true after the first frame, until SECONDS into the file
 """
-import json, os, random, socket, subprocess, sys, time
+import json, os, random, resource, socket, subprocess, sys, time
 
 
 def start(command):
@@ -62,12 +64,19 @@ class Client:
                 return
             self.pending += data
 
-    def request(self, *words, timeout=10):
+    def send(self, *words):
+        """Sends a command without waiting for its reply; its request_id, or None when the player has quit."""
         request_id = self.next_id
         self.next_id += 1
         try:
             self.sock.sendall((json.dumps({"command": list(words), "request_id": request_id}) + "\n").encode())
-        except OSError:  # the player has quit
+        except OSError:
+            return None
+        return request_id
+
+    def request(self, *words, timeout=10):
+        request_id = self.send(*words)
+        if request_id is None:
             return None
         for message in self.messages(time.monotonic() + timeout):
             if message.get("request_id") == request_id:
@@ -136,6 +145,47 @@ def sync(path, command):
     print(f"mean_abs {sum(samples) / len(samples):.6f} max_abs {max(samples):.6f} drops {drops} samples {len(samples)}")
 
 
+def stalls(path, seconds, command):
+    """Plays until `seconds` into the file (quit then through the IPC: hplayer has no --end), with
+    paused-for-cache observed: the stalls are its turns to true after the first playback-restart
+    (before it, the player is still opening), and their seconds by the clock here."""
+    player = start(command)
+    count, stalled, since = 0, 0.0, None
+    try:
+        client = Client(path)
+        # Sent without waiting for the replies: `request` would drop the events that come first.
+        client.send("observe_property", 1, "paused-for-cache")
+        client.send("observe_property", 2, "time-pos")
+        playing = False
+        # Bounded, for a player that stalls for good: its stall counts up to here.
+        for message in client.messages(time.monotonic() + seconds * 3 + 60):
+            now = time.monotonic()
+            if message.get("event") == "playback-restart":
+                playing = True
+            elif message.get("event") == "property-change" and playing:
+                if message.get("name") == "paused-for-cache":
+                    if message.get("data") is True and since is None:
+                        count, since = count + 1, now
+                    elif message.get("data") is False and since is not None:
+                        stalled, since = stalled + now - since, None
+                elif message.get("name") == "time-pos" and (message.get("data") or 0) >= seconds:
+                    client.send("quit")
+                    break
+        else:  # the socket closed (the player is ending) or the deadline passed
+            try:
+                player.wait(timeout=5)
+                raise SystemExit(f"measure_ipc: {command[0]}: ended before {seconds} s into the file")
+            except subprocess.TimeoutExpired:
+                print(f"measure_ipc: {command[0]}: not {seconds} s into the file by the deadline", file=sys.stderr)
+        if since is not None:
+            stalled += time.monotonic() - since
+    finally:
+        player.kill()
+        player.wait()
+    # The player is this script's only child: its peak resident memory, KiB.
+    print(count, f"{stalled:.2f}", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+
+
 def main(argv):
     split = argv.index("--")
     args, command = argv[1:split], argv[split + 1:]
@@ -145,6 +195,8 @@ def main(argv):
         seeks(args[1], int(args[2]), int(args[3]), command)
     elif args[0] == "sync":
         sync(args[1], command)
+    elif args[0] == "stalls":
+        stalls(args[1], float(args[2]), command)
     else:
         raise SystemExit(__doc__)
 

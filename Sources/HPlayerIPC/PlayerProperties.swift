@@ -53,7 +53,7 @@ public struct PropertySnapshot: Equatable, Sendable {
     public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool, abLoop: ABLoop, speed: Double) {
         self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: volume,
                   isMuted: isMuted, isLooping: isLooping, isEndReached: status.playbackState == .finished,
-                  isPausedForCache: wantsToPlay && status.loadState == .loading && status.playbackState == .playing,
+                  isPausedForCache: status.isRebuffering,
                   cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames,
                   abLoop: abLoop, speed: speed)
         bufferingPercent = status.bufferingProgress

@@ -185,7 +185,8 @@ extension Playback {
             #expect(!local.isInputFinished && local.bufferedDuration < 8, "local file: \(local.bufferedDuration) s buffered")
         }
 
-        @Test("A server slowing below the media's rate: playback waits (buffering-start and -end in events.tsv), every frame is still presented, and network.tsv has the request the server answered")
+        @Test("A server slowing below the media's rate: playback waits (buffering-start and -end in events.tsv), every frame is still presented, and network.tsv has the request the server answered",
+              .realTime)
         func slowServerMakesPlaybackWait() throws {
             let clip = try Self.clip("mkv")
             // 1.2x the clip's rate for 2 s, a tenth of it for 3 s: playback runs dry.
