@@ -100,8 +100,8 @@ public enum PropertyChange: Equatable, Sendable {
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
-"paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state", "cache-speed",
-                               "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
+                               "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
+                               "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
                                "stream-record", "aid", "sid", "sub-visibility"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {

@@ -15,6 +15,7 @@ struct NetworkArguments: ParsableArguments {
     var caFile: String?
     @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: the highest the first segment's download sustains), max, min, or the highest at or below this many bits per second.")
     var hlsBitrate: String?
+
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
         options.referrer = referrer
@@ -37,4 +38,3 @@ struct NetworkArguments: ParsableArguments {
         }
     }
 }
-

@@ -11,7 +11,7 @@ import Synchronization
 /// so a player that is killed leaves complete lines.
 final class StatsDirectory: Sendable {
     private let origin = MonotonicClock.now()
-    private let files: Mutex<(events: UnsafeMutablePointer<FILE>, network: UnsafeMutablePointer<FILE>)?>
+    private let files: Mutex<(events: UnsafeMutablePointer<FILE>, network: UnsafeMutablePointer<FILE>)>
 
     init(path: String) throws(CommandLineFailure) {
         if mkdir(path, 0o755) != 0, errno != EEXIST {
@@ -34,9 +34,8 @@ final class StatsDirectory: Sendable {
 
     deinit {
         files.withLock { files in
-            guard let open = files else { return }
-            fclose(open.events)
-            fclose(open.network)
+            fclose(files.events)
+            fclose(files.network)
         }
     }
 
@@ -63,9 +62,8 @@ final class StatsDirectory: Sendable {
             let line = [seconds(request.startedAt - origin), clean(request.url), request.range, "\(request.status)", "\(request.bytes)",
                         seconds(request.seconds), clean(request.outcome.description)].joined(separator: "\t")
             files.withLock { files in
-                guard let network = files?.network else { return }
-                fputs(line + "\n", network)
-                fflush(network)
+                fputs(line + "\n", files.network)
+                fflush(files.network)
             }
         case let .retry(url, reason, delay):
             write(event: "retry", detail: "\(url): \(reason)" + (delay > 0 ? "; again in \(seconds(delay)) s" : ""))
@@ -77,9 +75,8 @@ final class StatsDirectory: Sendable {
     private func write(event: String, detail: String) {
         let line = "\(seconds(MonotonicClock.now() - origin))\t\(event)\t\(clean(detail))\n"
         files.withLock { files in
-            guard let events = files?.events else { return }
-            fputs(line, events)
-            fflush(events)
+            fputs(line, files.events)
+            fflush(files.events)
         }
     }
 

@@ -136,7 +136,8 @@ extension Playback {
         }
 
         /// Prepares `url` paused and waits until reading has stopped (the queued bytes stay put
-        /// for a second, or everything is read); the status then.
+        /// for 1.5 s, or everything is read); the status then. A wall-clock judgement: the tests
+        /// that use it are real-time ones.
         static func readAheadStatus(url: String, options: PlayerOptions, name: String) async throws -> PlayerStatus {
             let session = PlayerSession(url: url, options: options, name: name)
             defer { session.close() }
@@ -157,7 +158,8 @@ extension Playback {
             throw FixtureError(description: "\(name): reading never settled")
         }
 
-        @Test("Paused, network media is read ahead as far as --cache-secs and --demuxer-max-bytes allow; a local file keeps its small read-ahead")
+        @Test("Paused, network media is read ahead as far as --cache-secs and --demuxer-max-bytes allow; a local file keeps its small read-ahead",
+              .realTime)
         func readAheadLimits() async throws {
             let clip = try Fixtures.clip("network-24s.mkv", [
                 "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=24", "-f", "lavfi", "-i", "sine=d=24",
@@ -482,6 +484,32 @@ extension Playback {
             #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(try Self.ladder.get())/v0/index.m3u8")))
             let paths = server.requests.map(\.path)
             #expect(paths == ["/index.m3u8", "/key.bin", "/index0.ts", "/index1.ts", "/index2.ts"], "requests: \(paths)")
+        }
+
+        @Test("Within an encrypted segment, a seek back decrypts again from the segment's start and a seek forward reads on: the bytes are the clear segment's")
+        func encryptedSegmentSeeks() throws {
+            let folder = try Self.encryptedVariant()
+            let clear = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(try Self.ladder.get())/v0/index0.ts")))
+            let server = try FaultServer(root: folder)
+            let stream = HLSSegmentStream(url: server.url("index.m3u8"))
+            try stream.open(at: 0)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1000, alignment: 1)
+            defer { buffer.deallocate() }
+            func read(_ count: Int) throws -> [UInt8] {
+                var bytes: [UInt8] = []
+                while bytes.count < count {
+                    let got = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(count - bytes.count)]))
+                    guard got > 0 else { break }
+                    bytes += buffer[..<got]
+                }
+                return bytes
+            }
+            #expect(try read(1000) == Array(clear[..<1000]))
+            try stream.seek(to: 100)
+            #expect(try read(100) == Array(clear[100..<200]))
+            try stream.seek(to: 5000)
+            #expect(try read(1000) == Array(clear[5000..<6000]))
+            #expect(server.requests.filter { $0.path == "/index0.ts" }.count == 2, "the segment is fetched again for the seek back")
         }
 
         @Test("An exact seek into an encrypted VOD stream presents ffmpeg's frames of the clear variant from the target")

@@ -146,6 +146,27 @@ import Testing
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 107.9, bufferedBytes: 899, options: options))
     }
 
+    @Test func aReadAheadShorterThanTheMinimumIsNeverWaitedForInVain() {
+        // --cache-secs 2 with --cache-pause-wait 3: reading stops under 2 s, so 1.8 s is enough.
+        let short = BufferingOptions().readingAhead(ReadAhead(seconds: 2, bytes: 1 << 30))
+        let video = Self.track(.video, packets: 37, frames: 8)  // 1.8 s
+        #expect(BufferingPolicy.requiredDuration(video, options: short) == 1.8)
+        #expect(BufferingPolicy.evaluate([video], phase: .steady, options: short).isPlayable)
+        // --demuxer-max-bytes reached before the minimum: what is buffered is all there will be.
+        let small = BufferingOptions().readingAhead(ReadAhead(seconds: 120, bytes: 10_000))
+        var filled = Self.track(.video, packets: 20, frames: 2)
+        filled.packetBytes = 9_000
+        #expect(BufferingPolicy.evaluate([filled], phase: .steady, options: small).isPlayable)
+        filled.packetBytes = 8_999
+        #expect(!BufferingPolicy.evaluate([filled], phase: .steady, options: small).isPlayable)
+    }
+
+    @Test func readingNeverPausesWhileATrackHasNothing() {
+        let options = BufferingOptions().readingAhead(ReadAhead(seconds: 120, bytes: 1000))
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 0, bufferedBytes: 5000, isStarved: true, options: options))
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 0, bufferedBytes: 5000, isStarved: true, options: options))
+    }
+
     struct Growth: Sendable, CustomTestStringConvertible {
         var name: String
         var packets: Int

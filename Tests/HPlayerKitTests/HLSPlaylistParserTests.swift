@@ -183,12 +183,33 @@ import Testing
         (10_000_000.0, 1), (2_250_000, 1), (2_249_999, 2), (1_250_000, 2), (1_249_999, 0), (100, 0), (0, 0),
     ])
     func sustainable(throughput: Double, index: Int) {
-        #expect(HLSBitrate.sustainable(among: Self.variants, throughput: throughput) == index)
+        #expect(HLSBitrate.sustainable(among: Self.variants, playing: 0, throughput: throughput) == index)
     }
 
     @Test("A failed segment comes from the next lower variant, else the next higher", arguments: [(1, 2), (2, 0), (0, 2)])
     func alternate(failed: Int, alternate: Int) {
         #expect(HLSBitrate.alternate(to: failed, among: Self.variants) == alternate)
         #expect(HLSBitrate.alternate(to: 0, among: [Self.variants[0]]) == nil)
+    }
+
+    /// An audio-only variant, two H.264 ones and an HEVC one.
+    static let mixed = [
+        HLSVariant(uri: "audio", bandwidth: 64_000, codecs: ["mp4a.40.2"]),
+        HLSVariant(uri: "low", bandwidth: 500_000, codecs: ["avc1.42e01e", "mp4a.40.2"]),
+        HLSVariant(uri: "high", bandwidth: 3_000_000, codecs: ["avc1.640028", "mp4a.40.2"]),
+        HLSVariant(uri: "hevc", bandwidth: 2_000_000, codecs: ["hvc1.1.6.L93.B0", "mp4a.40.2"]),
+    ]
+
+    @Test func onlyVariantsThatCanFollowEachOther() {
+        // auto starts from the lowest with a picture, and moves only among its codec's variants.
+        #expect(HLSBitrate.auto.choose(among: Self.mixed) == 1)
+        #expect(HLSBitrate.interchangeable(with: 1, among: Self.mixed) == [1, 2])
+        #expect(HLSBitrate.interchangeable(with: nil, among: Self.mixed) == [1, 3, 2])
+        #expect(HLSBitrate.sustainable(among: Self.mixed, playing: 1, throughput: 3_000_000) == 1)
+        #expect(HLSBitrate.sustainable(among: Self.mixed, playing: 1, throughput: 10_000_000) == 2)
+        #expect(HLSBitrate.alternate(to: 2, among: Self.mixed) == 1)
+        #expect(HLSBitrate.alternate(to: 3, among: Self.mixed) == nil)
+        // Variants that declare no codecs are taken as alike.
+        #expect(HLSBitrate.interchangeable(with: 0, among: Self.variants) == [0, 2, 1])
     }
 }

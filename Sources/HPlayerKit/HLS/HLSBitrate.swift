@@ -20,12 +20,14 @@ public enum HLSBitrate: Equatable, Sendable {
         }
     }
 
-    /// The index in `variants` to play (nil: none).
+    /// The index in `variants` to play (nil: none). `auto` starts from the lowest variant with
+    /// a picture: an audio-only one would leave the stream without video from its probe on.
     func choose(among variants: [HLSVariant]) -> Int? {
         let byBandwidth = variants.indices.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
         switch self {
         case .max: return byBandwidth.last
-        case .min, .auto: return byBandwidth.first
+        case .min: return byBandwidth.first
+        case .auto: return Self.interchangeable(with: nil, among: variants).first ?? byBandwidth.first
         case let .atMost(bits): return byBandwidth.last { variants[$0].bandwidth <= bits } ?? byBandwidth.first
         }
     }
@@ -34,18 +36,39 @@ public enum HLSBitrate: Equatable, Sendable {
     /// variation and the network's.
     static let throughputShare = 0.8
 
-    /// The highest variant whose declared bandwidth fits in `throughputShare` of `throughput`
-    /// (bits per second); the lowest when none does.
-    static func sustainable(among variants: [HLSVariant], throughput: Double) -> Int? {
-        let byBandwidth = variants.indices.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
-        return byBandwidth.last { Double(variants[$0].bandwidth) <= throughput * throughputShare } ?? byBandwidth.first
+    /// The highest variant that can follow `playing` whose declared bandwidth fits in
+    /// `throughputShare` of `throughput` (bits per second); the lowest of them when none does.
+    static func sustainable(among variants: [HLSVariant], playing: Int, throughput: Double) -> Int? {
+        let candidates = interchangeable(with: playing, among: variants)
+        return candidates.last { Double(variants[$0].bandwidth) <= throughput * throughputShare } ?? candidates.first
     }
 
-    /// Where a segment that `failed` cannot give comes from: the next lower variant, else the
-    /// next higher; nil with one variant.
+    /// Where a segment that `failed` cannot give comes from: the next lower variant that can
+    /// follow it, else the next higher; nil when there is none.
     static func alternate(to failed: Int, among variants: [HLSVariant]) -> Int? {
+        let candidates = interchangeable(with: failed, among: variants)
+        guard let rank = candidates.firstIndex(of: failed), candidates.count > 1 else { return nil }
+        return rank > 0 ? candidates[rank - 1] : candidates[rank + 1]
+    }
+
+    /// The variants, by bandwidth, whose segments can follow `reference`'s in one stream: those
+    /// with a picture (CODECS not all audio) and, where both declare it, the same video codec.
+    /// nil: every variant with a picture.
+    static func interchangeable(with reference: Int?, among variants: [HLSVariant]) -> [Int] {
         let byBandwidth = variants.indices.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
-        guard let rank = byBandwidth.firstIndex(of: failed), byBandwidth.count > 1 else { return nil }
-        return rank > 0 ? byBandwidth[rank - 1] : byBandwidth[rank + 1]
+        let referenceCodec = reference.flatMap { videoCodec(of: variants[$0]) }
+        return byBandwidth.filter { index in
+            guard index != reference else { return true }
+            let codecs = variants[index].codecs
+            guard codecs.isEmpty || videoCodec(of: variants[index]) != nil else { return false }
+            guard let referenceCodec, let codec = videoCodec(of: variants[index]) else { return true }
+            return codec == referenceCodec
+        }
+    }
+
+    /// The video codec family a variant declares ("avc1" for avc1.64001f), if any.
+    static func videoCodec(of variant: HLSVariant) -> String? {
+        let audio = ["mp4a", "ac-3", "ec-3", "opus", "flac", "fLaC", "mp3", "alac"]
+        return variant.codecs.lazy.map { String($0.prefix { $0 != "." }) }.first { !audio.contains($0) && !$0.hasPrefix("stpp") && !$0.hasPrefix("wvtt") }
     }
 }

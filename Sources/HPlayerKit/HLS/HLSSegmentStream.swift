@@ -66,6 +66,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// `auto`: the first segment's download is being timed, to choose the variant after it.
     private var isTimingFirstSegment = false
     private var segmentOpenedAt = 0.0
+    /// The segment being read and the playlist URL it resolves against (another variant's, after
+    /// a failover): where an encrypted segment is fetched again for a seek back within it.
+    private var openSegment: (segment: HLSSegment, base: String)?
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
@@ -110,11 +113,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             playlist = media
         }
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
-        if playlist.segments.contains(where: { $0.map != nil }) {
-            unsupportedFeature = "fMP4 segments (EXT-X-MAP)"
-        } else if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) {
-            unsupportedFeature = "SAMPLE-AES segments"
-        }
+        unsupportedFeature = Self.unsupportedFeature(of: playlist)
         guard unsupportedFeature == nil else { return }
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         try startSegment(at: firstSegmentIndex())
@@ -151,8 +150,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             return
         }
         // Ciphertext is decrypted in order: back means from the segment's start again.
-        if offset < segmentStart + segmentOffset, let index = segmentIndex {
-            try open(playlist.segments[index])
+        if offset < segmentStart + segmentOffset, let (segment, base) = openSegment {
+            try open(segment, base: base)
             segmentOffset = 0
         }
         while segmentStart + segmentOffset < offset {
@@ -239,17 +238,36 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return (variantURL, media)
     }
 
+    /// What in `playlist` this client cannot read yet; nil when it can read it all.
+    static func unsupportedFeature(of playlist: HLSMediaPlaylist) -> String? {
+        if playlist.segments.contains(where: { $0.map != nil }) { return "fMP4 segments (EXT-X-MAP)" }
+        if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) { return "SAMPLE-AES segments" }
+        return nil
+    }
+
+    /// Another variant's playlist, to switch to: refused when this client cannot read it.
+    private func loadOtherVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
+        let (variantURL, media) = try loadVariant(index, of: master)
+        if let feature = Self.unsupportedFeature(of: media) {
+            throw MediaError(input: variantURL, reason: "\(feature): not read by this client")
+        }
+        return (variantURL, media)
+    }
+
     /// `auto`, after the first segment: the variant its download's throughput sustains, from the
     /// segment after `index` on. Returns that segment's index in the new playlist; nil to stay.
+    /// The time counted runs from the request (a key fetch and the first byte's wait included):
+    /// an underestimate, on the safe side.
     private func switchVariantForThroughput(after index: Int) -> Int? {
         guard let master else { return nil }
         let seconds = max(MonotonicClock.now() - segmentOpenedAt, 0.001)
         let throughput = Double(segmentOffset) * 8 / seconds
-        guard let target = HLSBitrate.sustainable(among: master.variants, throughput: throughput), target != variantIndex else { return nil }
+        guard let target = HLSBitrate.sustainable(among: master.variants, playing: variantIndex, throughput: throughput),
+              target != variantIndex else { return nil }
         let next = nextSegmentStart(after: index)
         do {
-            let (targetURL, media) = try loadVariant(target, of: master)
-            guard let found = Self.segmentIndex(in: media, sequence: next.sequence, start: next.start) else { return nil }
+            let (targetURL, media) = try loadOtherVariant(target, of: master)
+            guard let found = Self.segmentIndex(in: media, sequence: next.sequence, start: playlist.isLive ? nil : next.start) else { return nil }
             Log.network.info("\(url): the first segment came at \(DecimalText.fixed(throughput / 1_000_000, places: 1)) Mb/s: variant \(target + 1) from here")
             (playlistURL, playlist, variantIndex) = (targetURL, media, target)
             noteVariant()
@@ -267,9 +285,11 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     }
 
     /// The segment of `playlist` numbered `sequence` (variants of one stream number theirs
-    /// alike), else the one holding `start` seconds; nil when there is none.
-    static func segmentIndex(in playlist: HLSMediaPlaylist, sequence: Int, start: Double) -> Int? {
+    /// alike), else the one holding `start` seconds (VOD; a live window's times are its own);
+    /// nil when there is none.
+    static func segmentIndex(in playlist: HLSMediaPlaylist, sequence: Int, start: Double?) -> Int? {
         if let index = playlist.segments.firstIndex(where: { $0.sequenceNumber == sequence }) { return index }
+        guard let start else { return nil }
         var elapsed = 0.0
         for (index, segment) in playlist.segments.enumerated() {
             if start < elapsed + segment.duration - 0.001 { return index }
@@ -283,12 +303,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private func openFromAlternate(_ index: Int, failure: MediaError) -> Bool {
         guard let master, !http.isCancelled, let other = HLSBitrate.alternate(to: variantIndex, among: master.variants) else { return false }
         do {
-            if alternatePlaylists[other] == nil {
-                let (otherURL, media) = try loadVariant(other, of: master)
+            // A live playlist moves on: fetched again each time.
+            if alternatePlaylists[other] == nil || playlist.isLive {
+                let (otherURL, media) = try loadOtherVariant(other, of: master)
                 alternatePlaylists[other] = (otherURL, media)
             }
             guard let (otherURL, media) = alternatePlaylists[other] else { return false }
-            let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
+            let start = playlist.isLive ? nil : index > 0 ? nextSegmentStart(after: index - 1).start : 0
             guard let found = Self.segmentIndex(in: media, sequence: playlist.segments[index].sequenceNumber, start: start) else { return false }
             try open(media.segments[found], base: otherURL)
             Log.network.warning("\(failure.input): \(failure.reason); fetched from variant \(other + 1) instead")
@@ -325,9 +346,12 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
         let base = base ?? playlistURL
         segmentOpenedAt = MonotonicClock.now()
+        openSegment = (segment, base)
         decryptor = nil
         if let key = segment.key {
             let keyURL = HLSURL.resolve(key.uri, against: base)
+            // A live reload can bring a method the opening did not see.
+            guard key.method == .aes128 else { throw MediaError(input: keyURL, reason: "\(key.method.rawValue) segments are not read by this client") }
             let bytes = try self.key(at: keyURL)
             decryptor = SegmentDecryptor(key: bytes, iv: key.iv(forSequence: segment.sequenceNumber))
             guard decryptor != nil else { throw MediaError(input: keyURL, reason: "cannot start AES-128 decryption") }

@@ -1,9 +1,9 @@
 import Glibc
 import Synchronization
 
-/// A local file read through the I/O layer, for what reads bytes the same way whatever their
-/// origin (the cache's store, tests). The player opens local paths with libavformat's own file
-/// protocol, which reads the same bytes.
+/// A local file read through the I/O layer: the protocol's implementation for local files, for
+/// code that reads bytes alike whatever their origin (the tests use it so). The player itself
+/// opens local paths with libavformat's file protocol, which reads the same bytes.
 public final class FileByteSource: ByteSource, @unchecked Sendable {
     public let path: String
     private let cancelled = Atomic<Bool>(false)
@@ -22,11 +22,19 @@ public final class FileByteSource: ByteSource, @unchecked Sendable {
 
     public func open(at offset: Int64) throws(MediaError) {
         if descriptor < 0 {
-            descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw failure() }
+            let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else { throw failure() }
             var status = stat()
-            guard fstat(descriptor, &status) == 0 else { throw failure() }
-            guard status.st_mode & S_IFMT == S_IFREG else { throw MediaError(input: path, reason: "not a regular file") }
+            guard fstat(opened, &status) == 0 else {
+                let error = failure()
+                Glibc.close(opened)
+                throw error
+            }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                Glibc.close(opened)
+                throw MediaError(input: path, reason: "not a regular file")
+            }
+            descriptor = opened
             length = Int64(status.st_size)
         }
         try seek(to: offset)

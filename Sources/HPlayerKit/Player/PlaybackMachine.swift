@@ -231,6 +231,7 @@ struct PlaybackMachine: Equatable {
     }
 
     private mutating func close() {
+        endRebuffering()
         lifecycle = .closed
         updateRendering()
         setPlayback(.stopped)
@@ -273,6 +274,7 @@ struct PlaybackMachine: Equatable {
     }
 
     private mutating func failed(_ error: MediaError) {
+        endRebuffering()
         setLoad(.idle)
         setPlayback(.finished)
         effects.append(.emit(.finished(error)))

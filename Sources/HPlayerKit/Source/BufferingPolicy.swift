@@ -113,11 +113,19 @@ public enum BufferingPolicy {
     }
 
     /// The minimum to refill to, capped at what the packet queue holds at its half-way mark, so a
-    /// stream with many packets a second can always get there.
+    /// stream with many packets a second can always get there, and at where reading resumes, so
+    /// a read-ahead shorter than the minimum is never waited for in vain.
     public static func requiredDuration(_ track: TrackBuffer, options: BufferingOptions) -> Double {
-        guard track.packetsPerSecond > 0 else { return options.minimumBufferedDuration }
+        let minimum = min(options.minimumBufferedDuration, options.maximumBufferedDuration * options.resumeFraction)
+        guard track.packetsPerSecond > 0 else { return minimum }
         let halfQueue = Double(track.packetCapacity / 2) / track.packetsPerSecond
-        return min(options.minimumBufferedDuration, halfQueue)
+        return min(minimum, halfQueue)
+    }
+
+    /// The queued packets fill the byte limit as far as reading resumes: reading has stopped, so
+    /// what is buffered is all there will be to wait for.
+    public static func isByteLimitReached(bufferedBytes: Int, options: BufferingOptions) -> Bool {
+        options.maximumBufferedBytes < .max && Double(bufferedBytes) >= Double(options.maximumBufferedBytes) * options.resumeFraction
     }
 
     public static func isPlayable(_ track: TrackBuffer, phase: BufferingPhase, options: BufferingOptions) -> Bool {
@@ -158,6 +166,7 @@ public enum BufferingPolicy {
             starved = starved || isStarved(track)
         }
         if buffered == .infinity { buffered = 0 }
+        if phase == .steady, !playable, !starved, isByteLimitReached(bufferedBytes: bytes, options: options) { playable = true }
         let progress = playable ? 100 : required > 0 ? min(99, Int(buffered / required * 100)) : 0
         return BufferingReport(bufferedDuration: buffered, isPlayable: playable, isStarved: starved, progress: progress,
                                isInputFinished: finished, bufferedBytes: bytes)
@@ -201,9 +210,12 @@ public enum BufferingPolicy {
         return tracks[blocked].packetCapacity < capacityLimit ? .growQueue : .wait
     }
 
-    /// Reading pauses above either maximum and resumes once below the resume fraction of both.
-    public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, bufferedBytes: Int = 0,
+    /// Reading pauses above either maximum and resumes once below the resume fraction of both;
+    /// never while a track has nothing at all (the bytes may all be another track's), or its
+    /// packets would never come.
+    public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, bufferedBytes: Int = 0, isStarved: Bool = false,
                                           options: BufferingOptions) -> Bool {
+        guard !isStarved else { return false }
         let bytes = Double(bufferedBytes), maximumBytes = Double(options.maximumBufferedBytes)
         return isPaused
             ? bufferedDuration >= options.maximumBufferedDuration * options.resumeFraction || bytes >= maximumBytes * options.resumeFraction

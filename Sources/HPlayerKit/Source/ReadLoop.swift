@@ -157,45 +157,35 @@ extension FFmpegSource {
                     track.recycle(packet)
                     return
                 }
-                if !growForReadAhead(track) { remedyStarvation(blockedOn: track) }
+                remedyStarvation(blockedOn: track)
             }
         }
-    }
-
-    /// Network media: a full queue grows while the read-ahead limits allow (BufferingPolicy).
-    private func growForReadAhead(_ track: Track) -> Bool {
-        guard buffering.growsPacketQueues, let index = tracks.firstIndex(where: { $0 === track }) else { return false }
-        evaluateBuffering(force: true)
-        guard BufferingPolicy.shouldGrowForReadAhead(trackBuffers[index], bufferedBytes: bufferedBytes, options: buffering) else { return false }
-        track.packets.grow()
-        Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity) to read ahead")
-        return true
     }
 
     /// Packet queues may grow to this many times their first capacity, and no further.
     static let queueGrowthLimit = 8
 
     /// Blocked on `track`'s full queue: see whether another track runs short because it has
-    /// ended (found while it still plays, so its end is seamless), or, while loading, because
-    /// its packets lie further on.
+    /// ended (found while it still plays, so its end is seamless); else whether network media
+    /// may read further ahead; else, while loading, whether another track's packets lie further on.
     private func remedyStarvation(blockedOn track: Track) {
         guard let blocked = tracks.firstIndex(where: { $0 === track }) else { return }
         evaluateBuffering(force: true)
-        switch BufferingPolicy.starvationRemedy(blockedOn: blocked, tracks: trackBuffers, phase: phase, options: buffering,
-                                                capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit) {
-        case .wait:
-            break
-        case .growQueue:
-            guard loadState == .loading else { break }
-            track.packets.grow()
-            Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity): the other stream lies further on")
-        case .endTracks(let ended):
+        let remedy = BufferingPolicy.starvationRemedy(blockedOn: blocked, tracks: trackBuffers, phase: phase, options: buffering,
+                                                      capacityLimit: options.packetQueueCapacity * Self.queueGrowthLimit)
+        if case .endTracks(let ended) = remedy {
             for index in ended {
                 Log.source.info("\(url): the \(tracks[index].kind) stream ends before the file does; the rest plays without it")
                 reading[index].hasEnded = true
                 sendEndMarker(to: tracks[index])
             }
             evaluateBuffering(force: true)
+        } else if BufferingPolicy.shouldGrowForReadAhead(trackBuffers[blocked], bufferedBytes: bufferedBytes, options: buffering) {
+            track.packets.grow()
+            Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity) to read ahead")
+        } else if remedy == .growQueue, loadState == .loading {
+            track.packets.grow()
+            Log.source.debug("\(url): \(track.kind) packet queue grown to \(track.packets.capacity): the other stream lies further on")
         }
     }
 

@@ -33,7 +33,8 @@ extension FFmpegSource {
             guard stateValue == .reading || stateValue == .paused else { return }
             let pause = BufferingPolicy.shouldPauseReading(isPaused: stateValue == .paused,
                                                            bufferedDuration: report.bufferedDuration,
-                                                           bufferedBytes: report.bufferedBytes, options: buffering)
+                                                           bufferedBytes: report.bufferedBytes, isStarved: report.isStarved,
+                                                           options: buffering)
             stateValue = pause ? .paused : .reading
         }
         delegate?.source(self, didEvaluate: report, loadState: loadState, serial: serial)
