@@ -27,7 +27,7 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var bufferedBytes = 0
     /// Every packet has been read: what is buffered is all there is.
     public var isInputFinished = false
-    /// Bytes per second from the network; nil for local media.
+    /// Bytes per second from the network; nil when nothing measures it.
     public var downloadSpeed: Double?
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
@@ -119,8 +119,8 @@ public enum PlayerProperties {
         case "cache-buffering-state": return .success(.number(Double(snapshot.bufferingPercent)))
         case "demuxer-cache-duration": return .success(.number(snapshot.cacheDuration))
         case "demuxer-cache-state": return .success(snapshot.demuxerCacheState)
-        // As mpv's, only for media read over the network.
-        case "cache-speed": return snapshot.downloadSpeed.map { .success(.number($0.rounded())) } ?? .failure(.propertyUnavailable)
+        // 0 for local files, as mpv's.
+        case "cache-speed": return .success(.number((snapshot.downloadSpeed ?? 0).rounded()))
         case "avsync": return .success(.number(snapshot.avsync))
         case "frame-drop-count": return .success(.number(Double(snapshot.droppedFrames)))
         // An A-B loop point reads "no" when it is not set.

@@ -122,7 +122,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             playbackState: machine.playback, loadState: machine.load, position: max(0, position), duration: machine.info?.duration,
             avDifference: Double(videoRenderer?.avDifferenceMicroseconds.load(ordering: .relaxed) ?? 0) / 1_000_000,
             bufferedDuration: machine.bufferedDuration, bufferedBytes: machine.bufferedBytes,
-            isRebuffering: machine.isRebuffering, downloadSpeed: NetworkOptions.isHTTP(url) ? options.source.network.monitor?.bytesPerSecond : nil,
+            isRebuffering: machine.isRebuffering, downloadSpeed: options.source.network.monitor?.bytesPerSecond,
             isInputFinished: machine.isInputFinished,
             bufferingProgress: machine.load == .loading ? max(0, machine.lastProgress) : 100,
             droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,

@@ -57,8 +57,8 @@ public struct PlayerStatus: Sendable, Equatable {
     public var bufferedBytes = 0
     /// Playback ran dry while playing and waits for more (mpv's paused-for-cache).
     public var isRebuffering = false
-    /// Bytes per second the network delivers lately (mpv's cache-speed); nil without a
-    /// network monitor.
+    /// Bytes per second the network delivers lately (mpv's cache-speed: 0 for local files); nil
+    /// without a network monitor.
     public var downloadSpeed: Double? = nil
     /// Every packet has been read: what is buffered is all there is.
     public var isInputFinished = false
