@@ -34,8 +34,10 @@ extension Playback {
             let session = PlayerSession(url: clip, name: "exact-nonref")
             session.player.prepare()
             try await session.waitForPrepared()
-            let requested = MonotonicClock.now()  // before it, the paused player may preview the first frame
             session.player.seek(to: 3.5, mode: .exact)
+            // The seek returns once applied: from then on nothing older is presented. Before it
+            // returns, the paused player may still be previewing the first frame.
+            let requested = MonotonicClock.now()
             session.player.play()
             try await session.waitForFinished()
             let decoded = session.player.status.decodedVideoFrames

@@ -65,8 +65,8 @@ extension Playback {
         func keyframeSeekWhilePlaying() async throws {
             let session = try await playingSession("keyframe-playing", frames: 10)
             let mark = session.eventCount
-            let requested = MonotonicClock.now()
             session.player.seek(to: 2.7, mode: .keyframe)
+            let requested = MonotonicClock.now()  // the seek has returned: nothing older is presented from here
             try await session.waitForSeekDone(after: mark)
             // Playback stood under 1 s when the seek was asked: the first sound past 1 s is the seek's.
             #expect(await until { session.audioCallbacks.contains { ($0.firstPts ?? 0) > 1 } })
@@ -81,8 +81,8 @@ extension Playback {
         @Test("Seek while playing: nothing from before the seek is presented after it", .realTime)
         func seekWhilePlaying() async throws {
             let session = try await playingSession("playing", frames: 25)
-            let requested = MonotonicClock.now()
             session.player.seek(to: 4.3, mode: .exact)
+            let requested = MonotonicClock.now()  // the seek has returned: nothing older is presented from here
             try await session.waitForFinished()
             session.close()
             let after = session.presentedFrames.filter { $0.presentedAt > requested }
@@ -100,8 +100,8 @@ extension Playback {
             try await session.waitForFinished()
             #expect(session.player.playbackState == .finished)
             let mark = session.eventCount
-            let requested = MonotonicClock.now()
             session.player.seek(to: 1.0, mode: .exact)
+            let requested = MonotonicClock.now()  // the seek has returned: nothing older is presented from here
             try await session.waitForSeekDone(after: mark)
             try await session.waitForFinished(after: mark)
             session.close()
@@ -121,8 +121,8 @@ extension Playback {
                 try await Task.sleep(nanoseconds: 20_000_000)
             }
             let mark = session.eventCount
-            let requested = MonotonicClock.now()
             session.player.seek(to: 1.5, mode: .exact)
+            let requested = MonotonicClock.now()  // the seek has returned: nothing older is presented from here
             try await session.waitForSeekDone(after: mark)
             try await Task.sleep(nanoseconds: 500_000_000)
             session.close()
