@@ -34,12 +34,7 @@ extension Playback {
             let session = PlayerSession(url: clip, name: "exact-nonref")
             session.player.prepare()
             try await session.waitForPrepared()
-            session.player.seek(to: 3.5, mode: .exact)
-            // The seek returns once applied: from then on nothing older is presented. Before it
-            // returns, the paused player may still be previewing the first frame.
-            let requested = MonotonicClock.now()
-            session.player.play()
-            try await session.waitForFinished()
+            let requested = try await session.playToEnd(seekingTo: 3.5, mode: .exact)
             let decoded = session.player.status.decodedVideoFrames
             session.close()
             let frames = session.presentedFrames.filter { $0.presentedAt > requested }

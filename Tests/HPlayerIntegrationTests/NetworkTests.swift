@@ -395,10 +395,7 @@ extension Playback {
             session.player.prepare()
             try await session.waitForPrepared()
             let fetchedBefore = server.requests.count
-            session.player.seek(to: 3.5, mode: .exact)
-            let requested = MonotonicClock.now()  // seek returns once applied: nothing older is presented after
-            session.player.play()
-            try await session.waitForFinished()
+            let requested = try await session.playToEnd(seekingTo: 3.5, mode: .exact)
             session.close()
             // Seek positions count from the stream's start (its earliest packet, the sound's);
             // ffmpeg's frames at or after that point are the ones to see.
@@ -520,10 +517,7 @@ extension Playback {
             let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-aes-seek")
             session.player.prepare()
             try await session.waitForPrepared()
-            session.player.seek(to: 3.5, mode: .exact)
-            let requested = MonotonicClock.now()
-            session.player.play()
-            try await session.waitForFinished()
+            let requested = try await session.playToEnd(seekingTo: 3.5, mode: .exact)
             session.close()
             let info = try #require(session.player.mediaInfo)
             let expected = try Fixtures.framePts(clear).enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }

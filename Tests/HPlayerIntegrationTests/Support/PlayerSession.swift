@@ -76,6 +76,17 @@ final class PlayerSession: @unchecked Sendable {
         close()
     }
 
+    /// Seeks the prepared, paused player and plays from there to the end; returns when the seek
+    /// had returned. From then on nothing older is presented; before, the paused player may
+    /// still present its preview of the first frame, so frames are judged from this time.
+    func playToEnd(seekingTo position: Double, mode: SeekMode, timeout: Double = 30) async throws -> Double {
+        player.seek(to: position, mode: mode)
+        let seekReturned = MonotonicClock.now()
+        player.play()
+        try await waitForFinished(timeout: timeout)
+        return seekReturned
+    }
+
     /// Closes the player, so the logs are complete.
     func close() {
         player.close()
