@@ -34,6 +34,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // SQLite from Debian's libsqlite3-dev: the disk cache's index (Cache/CacheStore.swift).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Typed setters for curl's variadic curl_easy_setopt and curl_easy_getinfo.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
@@ -41,7 +47,7 @@ let package = Package(
         .target(
             name: "HPlayerKit",
             dependencies: [
-                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim",
+                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

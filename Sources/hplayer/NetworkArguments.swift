@@ -15,6 +15,12 @@ struct NetworkArguments: ParsableArguments {
     var caFile: String?
     @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: the highest the first segment's download sustains), max, min, or the highest at or below this many bits per second.")
     var hlsBitrate: String?
+    @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
+    var cache: String?
+    @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
+    var cacheDirectory: String?
+    @Option(name: .customLong("cache-max-bytes"), help: "The disk cache's size: 2GiB (the default), 500MiB, or bytes; the least recently used goes first.")
+    var cacheMaxBytes: String?
 
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
@@ -36,5 +42,24 @@ struct NetworkArguments: ParsableArguments {
             }
             options.hlsBitrate = bitrate
         }
+        options.cache = try diskCache()
+    }
+
+    /// The disk cache these options ask for (opened when a network resource first needs it);
+    /// nil with `--cache=no`.
+    func diskCache() throws(CommandLineFailure) -> DiskCache? {
+        switch cache {
+        case nil, "yes", "auto": break
+        case "no": return nil
+        case let other?: throw .usage(input: "--cache", reason: "expected yes or no, got '\(other)'")
+        }
+        var maxBytes = CacheStore.defaultMaxBytes
+        if let cacheMaxBytes {
+            guard let bytes = ByteSize.parse(cacheMaxBytes), bytes > 0 else {
+                throw .usage(input: "--cache-max-bytes", reason: "expected a size such as 2GiB, got '\(cacheMaxBytes)'")
+            }
+            maxBytes = Int64(bytes)
+        }
+        return DiskCache(directory: cacheDirectory ?? CacheStore.defaultDirectory(), maxBytes: maxBytes)
     }
 }

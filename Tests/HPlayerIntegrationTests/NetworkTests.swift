@@ -249,10 +249,11 @@ extension Playback {
 
     /// Our HLS client, against the fault server (its log shows every request) and nginx.
     @Suite(.timeLimit(.minutes(2))) struct HLSPlayback {
-        /// A 3-variant ladder of 6 s, MPEG-TS segments of 2 s: v0 320x180 (400 kb/s declared),
-        /// v1 640x360 (1 Mb/s), v2 960x540 (1.8 Mb/s); the master playlist is hls-ladder/master.m3u8.
-        static let ladder: Result<String, FixtureError> = {
-            let folder = Fixtures.directory.appendingPathComponent("hls-ladder").path
+        /// A 3-variant ladder of 6 s, segments of 2 s: v0 320x180 (400 kb/s declared), v1
+        /// 640x360 (1 Mb/s), v2 960x540 (1.8 Mb/s); the master playlist is FOLDER/master.m3u8.
+        /// MPEG-TS segments (vN/indexK.ts), or fMP4 ones (vN/init.mp4, vN/indexK.m4s).
+        static func makeLadder(_ name: String, fragmented: Bool) -> Result<String, FixtureError> {
+            let folder = Fixtures.directory.appendingPathComponent(name).path
             let variants = [("320x180", "300k", 400_000), ("640x360", "800k", 1_000_000), ("960x540", "1500k", 1_800_000)]
             var master = "#EXTM3U\n"
             for (index, (size, rate, bandwidth)) in variants.enumerated() {
@@ -260,7 +261,8 @@ extension Playback {
                 guard let made = try? Command.run([
                     "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=6",
                     "-f", "lavfi", "-i", "sine=d=6", "-c:v", "libx264", "-b:v", rate, "-g", "50", "-c:a", "aac",
-                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "\(folder)/v\(index)/index.m3u8"], timeout: 300),
+                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
+                    + (fragmented ? ["-hls_segment_type", "fmp4"] : []) + ["\(folder)/v\(index)/index.m3u8"], timeout: 300),
                     made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make the HLS ladder")) }
                 master += "#EXT-X-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(size)\nv\(index)/index.m3u8\n"
             }
@@ -270,7 +272,10 @@ extension Playback {
                 return .failure(FixtureError(description: "\(error)"))
             }
             return .success(folder)
-        }()
+        }
+
+        static let ladder = makeLadder("hls-ladder", fragmented: false)
+        static let fragmentedLadder = makeLadder("hls-fmp4-ladder", fragmented: true)
 
         static func untimed() -> PlayerOptions {
             var options = PlayerOptions()
@@ -385,13 +390,13 @@ extension Playback {
             #expect(server.requests.filter { $0.path == "/v0/index1.ts" }.map(\.status) == [500, 200])
         }
 
-        @Test("An exact seek in a VOD stream fetches from the segment holding the target on, and presents ffmpeg's frames from it")
-        func exactSeek() async throws {
-            let folder = try Self.ladder.get()
-            let server = try FaultServer(root: folder)
-            var options = Self.untimed()
+        /// Plays `url` (its lowest variant), seeks exactly to 3.5 s once it is prepared, and
+        /// checks that the frames presented after the seek are ffmpeg's of `reference` from that
+        /// time on; returns the paths the server was asked for after the opening.
+        static func checkExactSeek(to url: String, server: FaultServer, reference: String, name: String) async throws -> [String] {
+            var options = untimed()
             options.source.network.hlsBitrate = .min
-            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-seek")
+            let session = PlayerSession(url: url, options: options, name: name)
             session.player.prepare()
             try await session.waitForPrepared()
             let fetchedBefore = server.requests.count
@@ -400,13 +405,19 @@ extension Playback {
             // Seek positions count from the stream's start (its earliest packet, the sound's);
             // ffmpeg's frames at or after that point are the ones to see.
             let info = try #require(session.player.mediaInfo)
-            let expected = try Fixtures.framePts("\(folder)/v0/index.m3u8").enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }
-            let md5s = try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")
+            let expected = try Fixtures.framePts(reference).enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }
+            let md5s = try Fixtures.frameMD5s(reference)
             #expect(expected.count > 50)
-            let after = session.presentedFrames.filter { $0.presentedAt > requested }
-            #expect(after.map(\.md5) == expected.map { md5s[$0.offset] })
+            #expect(session.presentedFrames.filter { $0.presentedAt > requested }.map(\.md5) == expected.map { md5s[$0.offset] })
+            return server.requests.dropFirst(fetchedBefore).map(\.path)
+        }
+
+        @Test("An exact seek in a VOD stream fetches from the segment holding the target on, and presents ffmpeg's frames from it")
+        func exactSeek() async throws {
+            let folder = try Self.ladder.get()
+            let server = try FaultServer(root: folder)
+            let paths = try await Self.checkExactSeek(to: server.url("master.m3u8"), server: server, reference: "\(folder)/v0/index.m3u8", name: "hls-seek")
             // The segment holding 3.5 s is the second: the first is never fetched again after the opening.
-            let paths = server.requests.dropFirst(fetchedBefore).map(\.path)
             #expect(!paths.contains("/v0/index0.ts") && paths.contains("/v0/index1.ts"), "requests after the opening: \(paths)")
         }
 
@@ -512,31 +523,121 @@ extension Playback {
         @Test("An exact seek into an encrypted VOD stream presents ffmpeg's frames of the clear variant from the target")
         func encryptedSeek() async throws {
             let folder = try Self.encryptedVariant()
-            let clear = "\(try Self.ladder.get())/v0/index.m3u8"
             let server = try FaultServer(root: folder)
-            let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-aes-seek")
-            session.player.prepare()
-            try await session.waitForPrepared()
-            let requested = try await session.playToEnd(seekingTo: 3.5, mode: .exact)
-            session.close()
-            let info = try #require(session.player.mediaInfo)
-            let expected = try Fixtures.framePts(clear).enumerated().filter { $0.element >= info.startTime + 3.5 - 0.001 }
-            let md5s = try Fixtures.frameMD5s(clear)
-            #expect(expected.count > 50)
-            #expect(session.presentedFrames.filter { $0.presentedAt > requested }.map(\.md5) == expected.map { md5s[$0.offset] })
+            _ = try await Self.checkExactSeek(to: server.url("index.m3u8"), server: server, reference: "\(try Self.ladder.get())/v0/index.m3u8",
+                                              name: "hls-aes-seek")
         }
 
-        @Test("fMP4 segments are left to libavformat's own HLS client, and play")
-        func fragmentedMP4IsLeftToLibavformat() async throws {
-            let folder = Fixtures.newFolder("hls-fmp4")
-            let made = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4",
-                                        "-c:v", "libx264", "-g", "50", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-                                        "-hls_segment_type", "fmp4", folder + "/index.m3u8"])
-            try #require(made.status == 0, "\(made.stderr)")
-            let server = try NginxServer(root: folder)
-            let session = PlayerSession(url: server.url("index.m3u8"), options: Self.untimed(), name: "hls-fmp4")
+        /// Two video variants (s0 320x180, s1 640x360) with no sound of their own, and their
+        /// AUDIO group's one rendition (sEnglish), MPEG-TS segments of 2 s; FOLDER/master.m3u8.
+        static let renditions: Result<String, FixtureError> = {
+            let folder = Fixtures.directory.appendingPathComponent("hls-renditions").path
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            guard let made = try? Command.run([
+                "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=6",
+                "-f", "lavfi", "-i", "sine=d=6", "-map", "0:v", "-map", "0:v", "-map", "1:a", "-c:v", "libx264",
+                "-b:v:0", "300k", "-s:v:0", "320x180", "-b:v:1", "800k", "-g", "50", "-c:a", "aac",
+                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+                "-var_stream_map", "v:0,agroup:aud v:1,agroup:aud a:0,agroup:aud,default:yes,language:en,name:English",
+                "\(folder)/s%v/index.m3u8"], timeout: 300), made.status == 0
+            else { return .failure(FixtureError(description: "ffmpeg could not make the HLS renditions")) }
+            return .success(folder)
+        }()
+
+        @Test("A variant whose sound is an audio rendition of its own: the frames are ffmpeg's of the variant, the samples ffmpeg's of the rendition, and nothing else is fetched")
+        func audioRendition() async throws {
+            let folder = try Self.renditions.get()
+            let server = try FaultServer(root: folder)
+            var options = PlayerOptions()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-rendition")
+            try await session.playToEnd(timeout: 60)
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/s0/index.m3u8")))
+            let recorded = try session.recordedAudio()
+            let reference = try Fixtures.decodedSamples("\(folder)/sEnglish/index.m3u8", channels: recorded.channels)
+            let common = min(recorded.samples.count, reference.count)
+            let largest = zip(recorded.samples.prefix(common), reference.prefix(common)).map { abs($0 - $1) }.max() ?? 1
+            #expect(common == reference.count && largest < 1e-6, "\(common) of \(reference.count) samples compared, off by \(largest)")
+            let paths = server.requests.map(\.path)
+            #expect(paths.allSatisfy { $0 == "/master.m3u8" || $0.hasPrefix("/s0/") || $0.hasPrefix("/sEnglish/") }, "requests: \(paths)")
+            #expect(paths.filter { $0.hasPrefix("/sEnglish/") && $0.hasSuffix(".ts") }.count == 4)
+        }
+
+        @Test("An exact seek with an audio rendition seeks both: ffmpeg's frames from the target, and neither's first segment fetched again")
+        func audioRenditionSeek() async throws {
+            let folder = try Self.renditions.get()
+            let server = try FaultServer(root: folder)
+            let paths = try await Self.checkExactSeek(to: server.url("master.m3u8"), server: server, reference: "\(folder)/s0/index.m3u8", name: "hls-rendition-seek")
+            #expect(!paths.contains("/s0/index0.ts") && !paths.contains("/sEnglish/index0.ts")
+                    && paths.contains("/s0/index1.ts") && paths.contains("/sEnglish/index1.ts"), "requests after the opening: \(paths)")
+        }
+
+        /// ffmpeg's frames of each fMP4 segment as named ("v0/index0.m4s", …), one after
+        /// another, each read after its variant's initialization section.
+        static func frameMD5s(ofFragments fragments: [String]) throws -> [String] {
+            let folder = try fragmentedLadder.get()
+            let joined = Fixtures.newFolder("hls-fmp4-parts")
+            return try fragments.enumerated().flatMap { index, fragment in
+                let variant = fragment.split(separator: "/")[0]
+                var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(variant)/init.mp4"))
+                bytes += try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(fragment)"))
+                let part = "\(joined)/part\(index).mp4"
+                try bytes.write(to: URL(fileURLWithPath: part))
+                return try Fixtures.frameMD5s(part)
+            }
+        }
+
+        @Test("fMP4 segments are read by our client: the frames are ffmpeg's, and the initialization section and each segment are fetched once")
+        func fragmentedMP4() async throws {
+            let folder = try Self.fragmentedLadder.get()
+            let server = try FaultServer(root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-fmp4")
             try await session.playToEnd()
-            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(folder + "/index.m3u8")))
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
+            #expect(server.requests.map(\.path) == ["/master.m3u8", "/v0/index.m3u8", "/v0/init.mp4", "/v0/index0.m4s", "/v0/index1.m4s", "/v0/index2.m4s"])
+        }
+
+        @Test("An exact seek in an fMP4 stream reads from the segment holding the target, after the initialization section it already has: ffmpeg's frames from the target")
+        func fragmentedMP4Seek() async throws {
+            let folder = try Self.fragmentedLadder.get()
+            let server = try FaultServer(root: folder)
+            let paths = try await Self.checkExactSeek(to: server.url("master.m3u8"), server: server, reference: "\(folder)/v0/index.m3u8", name: "hls-fmp4-seek")
+            #expect(!paths.contains("/v0/index0.m4s") && paths.contains("/v0/index1.m4s") && !paths.contains("/v0/init.mp4"),
+                    "requests after the opening: \(paths)")
+        }
+
+        @Test("auto with fMP4: the other variant's segments follow its initialization section, and the frames are ffmpeg's of each segment fetched")
+        func fragmentedMP4VariantChange() async throws {
+            let folder = try Self.fragmentedLadder.get()
+            let server = try FaultServer(root: folder)
+            let log = VariantLog()
+            var options = Self.untimed()
+            options.source.network.monitor = log.monitor
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-fmp4-auto")
+            try await session.playToEnd()
+            let chosen = log.bandwidths.withLock { $0 }
+            let bandwidths = [400_000, 1_000_000, 1_800_000]
+            try #require(chosen.count == 2 && chosen.first == 400_000, "variants: \(chosen) (the loopback link should pick a higher one)")
+            let rest = bandwidths.firstIndex(of: chosen.last!)!
+            #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofFragments: ["v0/index0.m4s", "v\(rest)/index1.m4s", "v\(rest)/index2.m4s"])))
+            let fetched = server.requests.map(\.path).filter { $0.hasSuffix(".m4s") || $0.hasSuffix(".mp4") }
+            #expect(fetched == ["/v0/init.mp4", "/v0/index0.m4s", "/v\(rest)/init.mp4", "/v\(rest)/index1.m4s", "/v\(rest)/index2.m4s"], "fetched: \(fetched)")
+        }
+
+        @Test("A segment that fails in an fMP4 stream comes from another variant, under that one's initialization section, and the stream goes back to its own")
+        func fragmentedMP4Failover() async throws {
+            let folder = try Self.fragmentedLadder.get()
+            let server = try FaultServer(["--status", "500", "--status-path", "v0/index1.m4s", "--status-times", "6"], root: folder)
+            var options = Self.untimed()
+            options.source.network.hlsBitrate = .min
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-fmp4-failover")
+            try await session.playToEnd(timeout: 60)
+            #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofFragments: ["v0/index0.m4s", "v1/index1.m4s", "v0/index2.m4s"])))
+            let fetched = server.requests.filter { $0.status == 200 }.map(\.path).filter { $0.hasSuffix(".m4s") || $0.hasSuffix(".mp4") }
+            #expect(fetched == ["/v0/init.mp4", "/v0/index0.m4s", "/v1/init.mp4", "/v1/index1.m4s", "/v0/index2.m4s"], "fetched: \(fetched)")
         }
     }
 }
+

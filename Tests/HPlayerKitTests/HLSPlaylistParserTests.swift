@@ -211,5 +211,28 @@ import Testing
         #expect(HLSBitrate.alternate(to: 3, among: Self.mixed) == nil)
         // Variants that declare no codecs are taken as alike.
         #expect(HLSBitrate.interchangeable(with: 0, among: Self.variants) == [0, 2, 1])
+        // A variant of another AUDIO group would change the soundtrack: not switched to.
+        var grouped = Self.variants
+        grouped[2].audioGroup = "surround"
+        #expect(HLSBitrate.interchangeable(with: 0, among: grouped) == [0, 1])
+    }
+
+    @Test("The default audio rendition: the group's DEFAULT=YES one, else its AUTOSELECT=YES one, else its first", arguments: [
+        ([(false, false), (false, true), (true, true)], 2), ([(false, false), (false, true), (false, true)], 1),
+        ([(false, false), (false, false)], 0), ([], nil),
+    ] as [([(Bool, Bool)], Int?)])
+    func defaultAudioRendition(flags: [(Bool, Bool)], chosen: Int?) {
+        var master = HLSMasterPlaylist()
+        master.renditions = [HLSRendition(kind: .audio, groupID: "other", name: "elsewhere", uri: "x.m3u8", isDefault: true)]
+        for (index, (isDefault, autoselect)) in flags.enumerated() {
+            master.renditions.append(HLSRendition(kind: .audio, groupID: "aud", name: "r\(index)", uri: "r\(index).m3u8",
+                                                  isDefault: isDefault, autoselect: autoselect))
+        }
+        master.renditions.append(HLSRendition(kind: .subtitles, groupID: "aud", name: "subtitles", uri: "s.m3u8", isDefault: true))
+        var variant = HLSVariant(uri: "v.m3u8", bandwidth: 1_000_000)
+        variant.audioGroup = "aud"
+        #expect(master.defaultAudioRendition(of: variant)?.name == chosen.map { "r\($0)" })
+        variant.audioGroup = nil
+        #expect(master.defaultAudioRendition(of: variant) == nil)
     }
 }

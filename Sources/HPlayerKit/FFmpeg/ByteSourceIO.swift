@@ -17,7 +17,9 @@ final class ByteSourceIO {
         init(source: ByteSource) { self.source = source }
     }
 
-    init(source: ByteSource, bufferSize: Int = 1 << 16) throws(MediaError) {
+    /// - Parameter isSeekable: false: libavformat reads front to back, as from a pipe (a seek
+    ///   forward reads on; none goes back).
+    init(source: ByteSource, isSeekable: Bool = true, bufferSize: Int = 1 << 16) throws(MediaError) {
         state = State(source: source)
         guard let buffer = av_malloc(bufferSize) else { throw MediaError(input: "", reason: "out of memory") }
         let opaque = Unmanaged.passUnretained(state).toOpaque()
@@ -32,32 +34,34 @@ final class ByteSourceIO {
                 state.lastError = error
                 return -EIO
             }
-        }, nil, { opaque, offset, whence in
-            let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
-            if whence & AVSEEK_SIZE != 0 { return state.source.info.contentLength ?? -1 }
-            let target: Int64
-            switch whence & ~AVSEEK_FORCE {
-            case SEEK_SET: target = offset
-            case SEEK_CUR: target = state.position &+ offset
-            case SEEK_END:
-                guard let length = state.source.info.contentLength else { return -1 }
-                target = length &+ offset
-            default: return -1
-            }
-            state.lastError = nil
-            do throws(MediaError) {
-                try state.source.seek(to: target)
-            } catch {
-                state.lastError = error
-                return -1
-            }
-            state.position = target
-            return target
-        })
+        }, nil, isSeekable ? Self.seek : nil)
         if context == nil {
             av_free(buffer)
             throw MediaError(input: "", reason: "out of memory")
         }
+    }
+
+    private static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
+        let state = Unmanaged<State>.fromOpaque(opaque!).takeUnretainedValue()
+        if whence & AVSEEK_SIZE != 0 { return state.source.info.contentLength ?? -1 }
+        let target: Int64
+        switch whence & ~AVSEEK_FORCE {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = state.position &+ offset
+        case SEEK_END:
+            guard let length = state.source.info.contentLength else { return -1 }
+            target = length &+ offset
+        default: return -1
+        }
+        state.lastError = nil
+        do throws(MediaError) {
+            try state.source.seek(to: target)
+        } catch {
+            state.lastError = error
+            return -1
+        }
+        state.position = target
+        return target
     }
 
     deinit { close() }

@@ -7,6 +7,11 @@ import Synchronization
 ///
 /// `abort()` makes a blocking open or read return at once (through libavformat's interrupt
 /// callback), so a close never waits on the network.
+///
+/// An HLS variant whose sound is a rendition of its own (EXT-X-MEDIA with a URI) brings that
+/// rendition as a second container (InputRenditions.swift): its streams are listed after this
+/// one's, and `read` takes packets from both in time order. A stream's index is its place in
+/// `streams`.
 final class InputContainer: @unchecked Sendable {
     private final class AbortFlag: Sendable {
         let isSet = Atomic<Bool>(false)
@@ -22,13 +27,34 @@ final class InputContainer: @unchecked Sendable {
     /// The HLS client left the playlist to libavformat (the opening thread's).
     private var leftToLibavformat = false
     private var io: ByteSourceIO?
+    /// The start time and the streams as first opened: a sectioned stream's later sections are
+    /// mapped onto them (`SectionStreams`).
+    private var firstStart = 0.0
+    private var firstStreams: [FirstStream] = []
+    private var sections = SectionStreams()
+    private var ownSectionCount = 0
+    private var sectionFailure: MediaError?
+    /// Whether the section open now changed a stream's codec configuration.
+    private var sectionChangedConfiguration = false
+    /// The renditions played alongside (added on the read thread, under `renditionLock` for
+    /// `abort` from another), and how far each input (this one first) has been read.
+    var renditions: [InputContainer] = []
+    let renditionLock = Mutex(())
+    var renditionReading = RenditionReading(inputs: 1)
+    let network: NetworkOptions
+    private let opensRenditions: Bool
 
-    /// - Parameter byteSource: the bytes to read; nil: the I/O layer's HTTP client for an
-    ///   http(s) URL, else libavformat opens `url` itself.
-    init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions()) {
+    /// - Parameters:
+    ///   - byteSource: the bytes to read; nil: the I/O layer's HTTP client for an http(s) URL,
+    ///     else libavformat opens `url` itself.
+    ///   - opensRenditions: false where no sound is played (a snapshot, --no-audio): an audio
+    ///     rendition is then not fetched at all.
+    init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions(), opensRenditions: Bool = true) {
         self.url = url
+        self.network = network
+        self.opensRenditions = opensRenditions
         self.byteSource = byteSource ?? (NetworkOptions.isHLS(url) ? HLSSegmentStream(url: url, options: network)
-            : NetworkOptions.isHTTP(url) ? HTTPByteSource(url: url, options: network) : nil)
+            : NetworkOptions.isHTTP(url) ? network.httpResource(for: url) : nil)
     }
 
     deinit { close() }
@@ -36,6 +62,24 @@ final class InputContainer: @unchecked Sendable {
     /// Opens `url` and reads enough to know its streams: with libavformat's stream analysis when
     /// `fullAnalysis` asks for it or the header alone does not say enough (`StreamAnalysis`).
     func open(fullAnalysis: Bool) throws(MediaError) {
+        if let byteSource {
+            try byteSource.open(at: 0)
+            if let feature = (byteSource as? HLSSegmentStream)?.unsupportedFeature {
+                Log.source.info("\(url): \(feature): played by libavformat's own HLS client")
+                leftToLibavformat = true
+            }
+        }
+        try openDemuxer(fullAnalysis: fullAnalysis)
+        firstStart = startTimeOfContext
+        firstStreams = ownStreams.map(FirstStream.init)
+        if opensRenditions, let renditionURL = (byteSource as? HLSSegmentStream)?.audioRenditionURL, !leftToLibavformat {
+            openRendition(renditionURL, fullAnalysis: fullAnalysis)
+        }
+    }
+
+    /// Makes the format context and opens it: on the byte source (through a new AVIOContext),
+    /// a named pipe's descriptor, or `url` itself.
+    private func openDemuxer(fullAnalysis: Bool) throws(MediaError) {
         guard let allocated = avformat_alloc_context() else {
             throw MediaError(input: url, reason: "out of memory")
         }
@@ -45,21 +89,11 @@ final class InputContainer: @unchecked Sendable {
         }
         allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
         var openedURL = url
-        if let byteSource {
-            do {
-                try byteSource.open(at: 0)
-            } catch {
-                avformat_free_context(allocated)
-                throw error
-            }
-            if let feature = (byteSource as? HLSSegmentStream)?.unsupportedFeature {
-                Log.source.info("\(url): \(feature): played by libavformat's own HLS client")
-                leftToLibavformat = true
-            }
-        }
         if let byteSource, !leftToLibavformat {
             do {
-                let io = try ByteSourceIO(source: byteSource)
+                // A sectioned stream is read front to back, as from a pipe: the fMP4 demuxer then
+                // takes each fragment's samples in the order they lie, never seeking back.
+                let io = try ByteSourceIO(source: byteSource, isSeekable: !(timed?.isSectioned ?? false))
                 self.io = io
                 allocated.pointee.pb = io.context
                 allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -83,11 +117,12 @@ final class InputContainer: @unchecked Sendable {
             closePipe()
             let ioError = io?.lastError
             io?.close()
+            io = nil
             throw MediaError(input: url, reason: ioError?.reason ?? FFmpegError(openResult).description)
         }
         context = opened
         let formatName = String(cString: opened!.pointee.iformat.pointee.name)
-        guard fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: streams.map(StreamAnalysis.header)) else {
+        guard fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: ownStreams.map(StreamAnalysis.header)) else {
             return
         }
         let infoResult = avformat_find_stream_info(opened, nil)
@@ -97,46 +132,109 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
+    /// Every stream: this container's, then its renditions'.
     var streams: [UnsafeMutablePointer<AVStream>] {
-        guard let context else { return [] }
-        return (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+        renditions.isEmpty ? ownStreams : ownStreams + renditions.flatMap(\.streams)
+    }
+
+    /// This container's own streams, at the index libavformat gives them.
+    var ownStreams: [UnsafeMutablePointer<AVStream>] {
+        (0..<ownStreamCount).compactMap(ownStream)
+    }
+
+    var ownStreamCount: Int { context.map { Int($0.pointee.nb_streams) } ?? 0 }
+
+    func ownStream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
+        guard let context, index >= 0, index < Int(context.pointee.nb_streams) else { return nil }
+        return context.pointee.streams[index]
     }
 
     /// The index of the stream of `kind` to play: stream `number` (from 1) among those of `kind`
-    /// when it is there (a warning when it is not), else libavformat's best (for audio, the one
-    /// that goes with video stream `related`); -1 for none. Cover art is no video.
+    /// when it is there (a warning when it is not), else a rendition's (it is the variant's
+    /// sound), else libavformat's best (for audio, the one that goes with video stream
+    /// `related`); -1 for none. Cover art is no video.
     func chosenStream(of kind: MediaKind, number: Int?, relatedTo related: Int32 = -1) -> Int32 {
         guard let context else { return -1 }
         let type = kind == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+        let all = streams
+        let ofKind = all.indices.filter { all[$0].pointee.codecpar.pointee.codec_type == type }
         var index: Int32
-        let ofKind = streams.filter { $0.pointee.codecpar.pointee.codec_type == type }
         if let number, number >= 1, number <= ofKind.count {
-            index = ofKind[number - 1].pointee.index
+            index = Int32(ofKind[number - 1])
         } else {
             if let number {
                 Log.source.warning("\(url): no \(kind.rawValue) track \(number) (the file has \(ofKind.count)): playing the default one")
             }
-            index = av_find_best_stream(context, type, -1, related, nil, 0)
+            let fromRendition = ofKind.first { $0 >= ownStreamCount }
+            index = fromRendition.map(Int32.init) ?? av_find_best_stream(context, type, -1, related, nil, 0)
         }
-        if kind == .video, index >= 0, context.pointee.streams[Int(index)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+        if kind == .video, index >= 0, all[Int(index)].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
             index = -1
         }
         return index
     }
 
-    /// av_read_frame: 0, AVERROR_EOF at the end, or another negative error.
+    /// The next packet, of this container or a rendition's (InputRenditions.swift): 0,
+    /// AVERROR_EOF at the end, or another negative error.
     func read(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
-        av_read_frame(context, packet)
+        renditions.isEmpty ? readOwn(into: packet) : readInTimeOrder(into: packet)
+    }
+
+    /// av_read_frame. Where a sectioned stream's section ends, the next is opened and read on.
+    func readOwn(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+        while true {
+            guard let context else { return hp_averror(EIO) }
+            let result = av_read_frame(context, packet)
+            if result == hp_averror_eof(), let timed, timed.isAtSectionEnd {
+                let reopened = openNextSection()
+                guard reopened >= 0 else { return reopened }
+                continue
+            }
+            guard result >= 0, ownSectionCount > 0 else { return result }
+            if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams) { return result }
+            av_packet_unref(packet)
+        }
+    }
+
+    /// The sectioned stream's next section: a new demuxer on the bytes that follow (which begin
+    /// with an initialization section), its streams continuing those first opened.
+    private func openNextSection() -> Int32 {
+        guard let timed else { return hp_averror(EIO) }
+        timed.beginSection()
+        let discards = sections.firstStreamDiscards(of: ownStreams, count: firstStreams.count)
+        avformat_close_input(&context)
+        io?.close()
+        io = nil
+        do {
+            try openDemuxer(fullAnalysis: false)
+        } catch {
+            if isAborted { return hp_averror_exit() }
+            sectionFailure = error
+            Log.source.warning("\(error.input): cannot open the next fMP4 section: \(error.reason)")
+            return hp_averror(EIO)
+        }
+        sectionFailure = nil
+        sectionChangedConfiguration = sections.continueFirstStreams(ownStreams, firstStreams: &firstStreams, discards: discards)
+        ownSectionCount += 1
+        return 0
     }
 
     /// Seeks every stream to the key frame at or before `microseconds` (AV_TIME_BASE units). An
     /// HLS stream goes to the segment holding that time, and libavformat reads on from there.
     func seek(toMicroseconds microseconds: Int64) -> Int32 {
-        guard !leftToLibavformat, let timed = byteSource as? TimeSeekableByteSource, let context, let pb = context.pointee.pb else {
+        renditions.isEmpty ? seekOwn(toMicroseconds: microseconds) : seekWithRenditions(toMicroseconds: microseconds)
+    }
+
+    func seekOwn(toMicroseconds microseconds: Int64) -> Int32 {
+        guard let timed else {
+            guard let context else { return hp_averror(EIO) }
             return avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
         }
         do throws(MediaError) {
-            let position = try timed.prepareSeek(toTime: max(0, Double(microseconds) / Double(AV_TIME_BASE) - startTime))
+            let position = try timed.prepareSeek(toTime: max(0, Double(microseconds) / Double(AV_TIME_BASE) - firstStart))
+            // A section is read front to back: a seek opens a new one (after a failed one too).
+            if timed.isSectioned { return openNextSection() }
+            guard let context, let pb = context.pointee.pb else { return hp_averror(EIO) }
             avformat_flush(context)
             let result = avio_seek(pb, position, SEEK_SET)
             return result < 0 ? Int32(truncatingIfNeeded: result) : 0
@@ -146,22 +244,29 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
-    /// The container's first timestamp in seconds (0 when it gives none): the stream analysis
-    /// sets it; without one, the earliest stream start, as the analysis would.
-    var startTime: Double {
+    /// The container's first timestamp in seconds (0 when it gives none), as first opened; with
+    /// renditions, the earliest of theirs and its own.
+    var startTime: Double { renditions.reduce(firstStart) { min($0, $1.startTime) } }
+
+    /// The stream analysis sets it; without one, the earliest stream start, as the analysis would.
+    private var startTimeOfContext: Double {
         guard let context else { return 0 }
         if context.pointee.start_time != noTimestamp {
             return Double(context.pointee.start_time) / Double(AV_TIME_BASE)
         }
-        return streams.compactMap { TimeBase($0.pointee.time_base).seconds($0.pointee.start_time) }.min() ?? 0
+        return ownStreams.compactMap { TimeBase($0.pointee.time_base).seconds($0.pointee.start_time) }.min() ?? 0
     }
 
     /// The container's duration in seconds, or nil when unknown (live streams).
     var duration: Double? {
-        if !leftToLibavformat, let timed = byteSource as? TimeSeekableByteSource { return timed.duration }
+        if let timed { return timed.duration }
         guard let context, context.pointee.duration != noTimestamp, context.pointee.duration > 0 else { return nil }
         return Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }
+
+    /// Whether the streams' durations are the media's: not where the demuxer reads a part of it
+    /// at a time (an HLS stream's segments, an fMP4 fragment's).
+    var knowsStreamEnds: Bool { timed == nil }
 
     /// An HLS master playlist's variants, when our HLS client plays it.
     var variants: [VariantInfo]? {
@@ -169,11 +274,43 @@ final class InputContainer: @unchecked Sendable {
     }
 
     /// Why the I/O layer's last read failed, when it did.
-    var lastReadError: MediaError? { io?.lastError }
+    var lastReadError: MediaError? {
+        sectionFailure ?? io?.lastError ?? renditions.lazy.compactMap(\.lastReadError).first
+    }
+
+    /// How many sections have been opened after the first, here and in the renditions: 0 for
+    /// media opened once (the read thread's).
+    var sectionCount: Int { renditions.reduce(ownSectionCount) { $0 + $1.sectionCount } }
+
+    /// Whether the last section opened, here or in a rendition, changed a stream's codec configuration.
+    var hasNewConfiguration: Bool { sectionChangedConfiguration || renditions.contains { $0.hasNewConfiguration } }
+
+    /// The stream that continues the first-opened stream `index` in the section open now (the
+    /// same stream when the container was opened once).
+    func stream(continuing index: Int32) -> UnsafeMutablePointer<AVStream>? {
+        var index = Int(index)
+        if index < firstStreams.count { return sections.stream(continuing: Int32(index), among: ownStreams) }
+        index -= firstStreams.count
+        for rendition in renditions {
+            if index < rendition.streams.count { return rendition.stream(continuing: Int32(index)) }
+            index -= rendition.streams.count
+        }
+        return nil
+    }
+
+    var isAborted: Bool { abortFlag.isSet.load(ordering: .relaxed) }
+
+    /// The byte source when it seeks by time, and libavformat reads through it.
+    private var timed: TimeSeekableByteSource? {
+        leftToLibavformat ? nil : byteSource as? TimeSeekableByteSource
+    }
 
     func abort() {
         abortFlag.isSet.store(true, ordering: .relaxed)
         byteSource?.cancel()
+        renditionLock.withLock { _ in
+            for rendition in renditions { rendition.abort() }
+        }
     }
 
     func close() {
@@ -181,7 +318,9 @@ final class InputContainer: @unchecked Sendable {
             avformat_close_input(&context)
         }
         io?.close()
+        byteSource?.close()
         closePipe()
+        for rendition in renditions { rendition.close() }
     }
 
     private func closePipe() {

@@ -52,13 +52,14 @@ public enum HLSBitrate: Equatable, Sendable {
     }
 
     /// The variants, by bandwidth, whose segments can follow `reference`'s in one stream: those
-    /// with a picture (CODECS not all audio) and, where both declare it, the same video codec.
-    /// nil: every variant with a picture.
+    /// with a picture (CODECS not all audio), the same AUDIO group (its rendition plays on
+    /// unchanged) and, where both declare it, the same video codec. nil: every variant with a picture.
     static func interchangeable(with reference: Int?, among variants: [HLSVariant]) -> [Int] {
         let byBandwidth = variants.indices.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
         let referenceCodec = reference.flatMap { videoCodec(of: variants[$0]) }
         return byBandwidth.filter { index in
             guard index != reference else { return true }
+            if let reference, variants[index].audioGroup != variants[reference].audioGroup { return false }
             let codecs = variants[index].codecs
             guard codecs.isEmpty || videoCodec(of: variants[index]) != nil else { return false }
             guard let referenceCodec, let codec = videoCodec(of: variants[index]) else { return true }

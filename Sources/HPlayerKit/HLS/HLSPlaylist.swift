@@ -9,6 +9,15 @@ public struct HLSMasterPlaylist: Equatable, Sendable {
     public var variants: [HLSVariant] = []
     public var renditions: [HLSRendition] = []
     public var hasIndependentSegments = false
+
+    /// The rendition of `variant`'s AUDIO group played by default: the group's DEFAULT=YES one,
+    /// else its first AUTOSELECT=YES one, else its first. nil: the variant has no AUDIO group,
+    /// or the group lists none. A rendition without a URI is the variant's own sound.
+    public func defaultAudioRendition(of variant: HLSVariant) -> HLSRendition? {
+        guard let group = variant.audioGroup else { return nil }
+        let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
+        return inGroup.first(where: \.isDefault) ?? inGroup.first(where: \.autoselect) ?? inGroup.first
+    }
 }
 
 /// EXT-X-STREAM-INF: one encoding of the whole presentation.

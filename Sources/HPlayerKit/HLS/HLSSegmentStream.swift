@@ -6,6 +6,15 @@ public protocol TimeSeekableByteSource: ByteSource {
     /// Makes the next bytes those of the segment holding `seconds` (from the start); returns the
     /// byte offset those bytes begin at, for the reader's own position.
     func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64
+    /// Whether the bytes are initialization sections each followed by its fragments (fMP4): a
+    /// demuxer reads them front to back, and is opened anew on each section: after a seek by
+    /// time, and where another initialization section begins (`isAtSectionEnd`).
+    var isSectioned: Bool { get }
+    /// The bytes handed out so far end where another initialization section begins: reads
+    /// return 0 until `beginSection`.
+    var isAtSectionEnd: Bool { get }
+    /// Lets the next section be read, from its initialization section.
+    func beginSection()
 }
 
 /// Our HLS client: fetches the playlist (and, from a master playlist, the one variant chosen by
@@ -13,8 +22,11 @@ public protocol TimeSeekableByteSource: ByteSource {
 /// another, on one connection, as one stream of bytes that libavformat demuxes. Nothing is
 /// fetched from a variant that is not played. A live playlist is reloaded as it is played out,
 /// starting three target durations from its live edge. AES-128 segments are decrypted as they
-/// arrive (SegmentDecryptor), each key fetched once. fMP4 and SAMPLE-AES segments are not read
-/// yet: `unsupportedFeature` says so, and the caller leaves the URL to libavformat.
+/// arrive (SegmentDecryptor), each key fetched once. fMP4 segments follow their initialization
+/// section (EXT-X-MAP), fetched once: the stream is then sectioned, a section per
+/// initialization section, each opened by its own demuxer. SAMPLE-AES segments and encrypted
+/// fMP4 are not read yet: `unsupportedFeature` says so, and the caller leaves the URL to
+/// libavformat.
 ///
 /// The variant: the one `--hls-bitrate` picks; by default (`auto`) the first segment comes from
 /// the lowest, and its download's throughput picks the variant for the rest. A segment that
@@ -26,7 +38,7 @@ public protocol TimeSeekableByteSource: ByteSource {
 public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     public let url: String
     private let options: NetworkOptions
-    private let http: HTTPByteSource
+    private let http: any HTTPResource
 
     // The read thread's own.
     private var playlistURL = ""
@@ -69,15 +81,29 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The segment being read and the playlist URL it resolves against (another variant's, after
     /// a failover): where an encrypted segment is fetched again for a seek back within it.
     private var openSegment: (segment: HLSSegment, base: String)?
+    /// fMP4: the initialization section the current section began with (its URL and range), its
+    /// bytes and how many have been handed out, whether the section has handed out any byte,
+    /// and whether it has ended where another initialization section begins.
+    private var sectionInit: String?
+    private var initSection: [UInt8] = []
+    private var initSectionIndex = 0
+    private var sectionHasBytes = false
+    public private(set) var isAtSectionEnd = false
+    /// Initialization sections fetched, by URL and range: each is fetched once.
+    private var initSections: [String: [UInt8]] = [:]
+    public private(set) var isSectioned = false
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
     public private(set) var unsupportedFeature: String?
+    /// The media playlist of the variant's audio rendition, played alongside as a stream of its
+    /// own, when the variant's AUDIO group has one with a URI (set by `open`).
+    public private(set) var audioRenditionURL: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     public private(set) var variants: [VariantInfo]?
 
     public init(url: String, options: NetworkOptions = NetworkOptions()) {
         self.url = url
         self.options = options
-        http = HTTPByteSource(url: url, options: options)
+        http = options.httpResource(for: url)
     }
 
     deinit { scratch.deallocate() }
@@ -98,11 +124,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 VariantInfo(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height,
                             codecs: variant.codecs, isPlaying: index == chosen)
             }
-            if master.renditions.contains(where: { $0.uri != nil && ($0.groupID == variant.audioGroup || $0.groupID == variant.videoGroup) }) {
-                unsupportedFeature = "separate audio or video renditions (EXT-X-MEDIA with a URI)"
+            if master.renditions.contains(where: { $0.kind == .video && $0.uri != nil && $0.groupID == variant.videoGroup }) {
+                unsupportedFeature = "separate video renditions (EXT-X-MEDIA TYPE=VIDEO with a URI)"
                 return
             }
             Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(variants![chosen].summary)")
+            if let rendition = master.defaultAudioRendition(of: variant), let uri = rendition.uri {
+                audioRenditionURL = HLSURL.resolve(uri, against: url)
+                Log.network.info("\(url): the sound is the audio rendition \"\(rendition.name)\"\(rendition.language.map { " (\($0))" } ?? "")")
+            }
             self.master = master
             variantIndex = chosen
             isTimingFirstSegment = options.hlsBitrate == .auto && master.variants.count > 1
@@ -115,12 +145,21 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
         unsupportedFeature = Self.unsupportedFeature(of: playlist)
         guard unsupportedFeature == nil else { return }
+        isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         try startSegment(at: firstSegmentIndex())
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         while true {
+            if isAtSectionEnd { return 0 }
+            if initSectionIndex < initSection.count {
+                let count = min(buffer.count, initSection.count - initSectionIndex)
+                initSection.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + initSectionIndex, byteCount: count) }
+                initSectionIndex += count
+                sectionHasBytes = true
+                return count
+            }
             let count: Int
             do {
                 count = try readSegment(into: buffer)
@@ -131,6 +170,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             }
             if count > 0 {
                 skippedInARow = 0
+                sectionHasBytes = true
                 segmentOffset += Int64(count)
                 highestPosition = max(highestPosition, segmentStart + segmentOffset)
                 return count
@@ -168,12 +208,22 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             start += playlist.segments[index].duration
             index += 1
         }
+        // A new section starts with the segment, its initialization section first.
+        sectionInit = nil
+        beginSection()
         // Far past what was read: libavformat then seeks instead of reading forward to get there.
         try startSegment(at: index, position: highestPosition + (1 << 32))
         return segmentStart
     }
 
+    public func beginSection() {
+        isAtSectionEnd = false
+        sectionHasBytes = false
+    }
+
     public func cancel() { http.cancel() }
+
+    public func close() { http.close() }
 
     // MARK: Segments
 
@@ -240,9 +290,17 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
 
     /// What in `playlist` this client cannot read yet; nil when it can read it all.
     static func unsupportedFeature(of playlist: HLSMediaPlaylist) -> String? {
-        if playlist.segments.contains(where: { $0.map != nil }) { return "fMP4 segments (EXT-X-MAP)" }
         if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) { return "SAMPLE-AES segments" }
+        if playlist.segments.contains(where: { $0.map != nil && $0.key != nil }) { return "encrypted fMP4 segments" }
+        if isFragmented(playlist), playlist.segments.contains(where: { $0.map == nil }) {
+            return "fMP4 segments (EXT-X-MAP) mixed with others"
+        }
         return nil
+    }
+
+    /// Whether the playlist's segments are fMP4 fragments, each following an initialization section.
+    static func isFragmented(_ playlist: HLSMediaPlaylist) -> Bool {
+        playlist.segments.contains { $0.map != nil }
     }
 
     /// Another variant's playlist, to switch to: refused when this client cannot read it.
@@ -250,6 +308,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         let (variantURL, media) = try loadVariant(index, of: master)
         if let feature = Self.unsupportedFeature(of: media) {
             throw MediaError(input: variantURL, reason: "\(feature): not read by this client")
+        }
+        if !media.segments.isEmpty, Self.isFragmented(media) != isSectioned {
+            throw MediaError(input: variantURL, reason: "its segments are not of the format playing (fMP4 or MPEG-TS)")
         }
         return (variantURL, media)
     }
@@ -342,11 +403,22 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     }
 
     /// Opens `segment` of the playlist at `base` (the one playing when nil), its key first when
-    /// it has one, to read from its start.
+    /// it has one, to read from its start. An fMP4 segment under another initialization section
+    /// than the section's ends the section (after a variant change, say): that one comes first.
     private func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
         let base = base ?? playlistURL
         segmentOpenedAt = MonotonicClock.now()
         openSegment = (segment, base)
+        if let map = segment.map {
+            let mapURL = HLSURL.resolve(map.uri, against: base)
+            let name = map.byteRange.map { "\(mapURL) bytes \($0.offset)+\($0.length)" } ?? mapURL
+            if name != sectionInit {
+                initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name)
+                initSectionIndex = 0
+                sectionInit = name
+                isAtSectionEnd = sectionHasBytes
+            }
+        }
         decryptor = nil
         if let key = segment.key {
             let keyURL = HLSURL.resolve(key.uri, against: base)
@@ -362,13 +434,25 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         let target = HLSURL.resolve(segment.uri, against: base)
         segmentBase = segment.byteRange?.offset ?? 0
         // After the first, a segment is the stream going on: a refused connection is waited out.
-        try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0)
+        // A live stream's segments are not kept: they are seen once.
+        try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0,
+                      caching: playlist.isLive ? .bypass : .store)
+    }
+
+    /// The initialization section at `mapURL` (within `range`), fetched the first time it is needed.
+    private func initializationSection(at mapURL: String, range: HLSByteRange?, name: String) throws(MediaError) -> [UInt8] {
+        if let known = initSections[name] { return known }
+        try http.open(url: mapURL, at: range?.offset ?? 0, length: range?.length, isContinuation: highestPosition > 0, caching: .store)
+        let bytes = try http.readAll(limit: Self.playlistLimit)
+        guard !bytes.isEmpty else { throw MediaError(input: mapURL, reason: "an empty initialization section") }
+        initSections[name] = bytes
+        return bytes
     }
 
     /// The 16-byte key at `keyURL`, fetched the first time it is needed.
     private func key(at keyURL: String) throws(MediaError) -> [UInt8] {
         if let known = keys[keyURL] { return known }
-        try http.open(url: keyURL, at: 0, isContinuation: highestPosition > 0)
+        try http.open(url: keyURL, at: 0, length: nil, isContinuation: highestPosition > 0, caching: .store)
         let bytes = try http.readAll(limit: 64)
         guard bytes.count == SegmentDecryptor.blockSize else {
             throw MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
@@ -419,7 +503,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             let before = playlist.segments.last?.sequenceNumber
             let reloaded: HLSPlaylist
             do {
-                reloaded = try parse(try fetchText(playlistURL), from: playlistURL)
+                reloaded = try parse(try fetchText(playlistURL, isLive: true), from: playlistURL)
                 failedReloads = 0
             } catch {
                 if http.isCancelled { throw error }
@@ -444,10 +528,23 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
     }
 
-    private func fetchText(_ target: String) throws(MediaError) -> String {
-        try http.open(url: target, at: 0)
-        return String(decoding: try http.readAll(), as: UTF8.self)
+    /// A playlist's text. One the cache holds is taken from it unless it is a live one, which
+    /// changes as it is played: that is fetched, and a reload of it is never kept.
+    private func fetchText(_ target: String, isLive: Bool = false) throws(MediaError) -> String {
+        if !isLive, let cached = http.cachedContent(of: target, limit: Self.playlistLimit) {
+            let text = String(decoding: cached, as: UTF8.self)
+            if case let .media(media)? = try? HLSPlaylistParser.parse(text), media.isLive {
+                Log.cache.debug("\(target): a live playlist: fetched, not taken from the cache")
+            } else {
+                return text
+            }
+        }
+        try http.open(url: target, at: 0, length: nil, isContinuation: false, caching: isLive ? .bypass : .store)
+        return String(decoding: try http.readAll(limit: Self.playlistLimit), as: UTF8.self)
     }
+
+    /// A playlist, an initialization section or a key larger than this is refused.
+    static let playlistLimit = 16 << 20
 
     private func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
         do {

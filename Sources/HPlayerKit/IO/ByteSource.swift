@@ -11,6 +11,13 @@ public protocol ByteSource: AnyObject, Sendable {
     func seek(to offset: Int64) throws(MediaError)
     /// Makes a read in progress, and every one after, fail at once.
     func cancel()
+    /// Done with: a connection is let go, and what is kept of the bytes (the disk cache's) is
+    /// finished. Once nothing reads any more (the read thread has ended).
+    func close()
+}
+
+extension ByteSource {
+    public func close() {}
 }
 
 /// What a byte source knows of its bytes: for FFmpeg (the size), and for a cache to keep with

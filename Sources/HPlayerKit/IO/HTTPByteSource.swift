@@ -7,7 +7,7 @@ import Synchronization
 /// a Range request from the byte where it stopped, after a wait that doubles (`TransferRetry`):
 /// not one byte is lost. A seek within what has arrived, or a little ahead of it, reads on;
 /// further, it asks for a new range. `cancel` makes a wait for the network return at once.
-public final class HTTPByteSource: ByteSource, @unchecked Sendable {
+public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     /// What it reads now: `open(url:at:)` moves it on to another resource on the same
     /// connection (the segments of a playlist).
     public private(set) var url: String
@@ -51,7 +51,9 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
     /// `length`, only that many bytes from `offset` (a byte range of a playlist's segment). A
     /// continuation (the next segment of a stream already playing) rides out what a first
     /// opening reports at once: a refused connection is a server restarting, not a wrong address.
-    public func open(url newURL: String, at offset: Int64, length: Int64? = nil, isContinuation: Bool = false) throws(MediaError) {
+    /// There is no cache here: `caching` is for CachingHTTPSource.
+    public func open(url newURL: String, at offset: Int64, length: Int64? = nil, isContinuation: Bool = false,
+                     caching: CacheUse = .bypass) throws(MediaError) {
         url = newURL
         end = length.map { offset + $0 }
         let made: CurlTransfer
@@ -119,17 +121,14 @@ public final class HTTPByteSource: ByteSource, @unchecked Sendable {
         isAtEnd = false
     }
 
-    /// The whole resource (a playlist, a key), at most `limit` bytes.
-    public func readAll(limit: Int = 16 << 20) throws(MediaError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
-        defer { chunk.deallocate() }
-        while true {
-            let count = try read(into: chunk)
-            if count == 0 { return bytes }
-            bytes += chunk[..<count]
-            guard bytes.count <= limit else { throw MediaError(input: url, reason: "larger than \(limit) bytes") }
-        }
+    public func cachedContent(of url: String, limit: Int) -> [UInt8]? { nil }
+
+    /// Ends the transfer and lets its connection go: a server is not left sending to a reader
+    /// that has gone. A later `open` starts a new one.
+    public func close() {
+        current = nil
+        isTransferring = false
+        transfer.withLock { $0 = nil }
     }
 
     /// `cancel` has been called: every read fails from now on.

@@ -18,6 +18,8 @@ public struct NetworkOptions: Sendable, Equatable {
     public var hlsBitrate = HLSBitrate.auto
     /// Told of every request and retry, and measures the download speed.
     public var monitor: NetworkMonitor?
+    /// The disk cache every byte fetched goes through; nil: none (`--cache=no`).
+    public var cache: DiskCache?
 
     public init() {}
 

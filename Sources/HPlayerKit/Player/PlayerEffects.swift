@@ -155,7 +155,7 @@ extension Player {
         case let .emit(event):
             emit(event)
         case .emitEnd:
-            emit(.finished(nothingDecoded()))
+            emit(.finished(nothingDecoded() ?? source.readFailure))
         }
     }
 

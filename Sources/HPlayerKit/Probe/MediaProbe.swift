@@ -22,16 +22,17 @@ public enum MediaProbe {
             duration: container.duration,
             startTime: container.startTime,
             bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
-            streams: container.streams.map(streamInfo),
+            streams: container.streams.enumerated().map { streamInfo($1, index: $0) },
             variants: container.variants
         )
     }
 
-    static func streamInfo(_ stream: UnsafeMutablePointer<AVStream>) -> StreamInfo {
+    /// - Parameter index: the stream's place in its container's `streams`.
+    static func streamInfo(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
         let parameters = stream.pointee.codecpar.pointee
         let codecDescriptor = avcodec_descriptor_get(parameters.codec_id)
         var info = StreamInfo(
-            index: Int(stream.pointee.index),
+            index: index,
             type: av_get_media_type_string(parameters.codec_type).flatMap { StreamType(rawValue: String(cString: $0)) } ?? .unknown,
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
             codecLongName: codecDescriptor?.pointee.long_name.map { String(cString: $0) },

@@ -19,7 +19,7 @@ final class FrameGrabber {
     /// the one the player would choose otherwise.
     init(url: String, videoTrack: Int? = nil, network: NetworkOptions = NetworkOptions()) throws(MediaError) {
         self.url = url
-        container = InputContainer(url: url, network: network)
+        container = InputContainer(url: url, network: network, opensRenditions: false)
         try container.open(fullAnalysis: false)
         let index = container.chosenStream(of: .video, number: videoTrack)
         guard index >= 0, let stream = container.context?.pointee.streams[Int(index)] else {

@@ -21,7 +21,8 @@ extension FFmpegSource {
         let stream = container.streams[streamIndex]
         let track: Track
         do {
-            track = Track(kind: .audio, stream: stream, decoder: try SoftwareDecoder(stream: stream), startTime: container.startTime,
+            track = Track(kind: .audio, stream: stream, index: Int32(streamIndex), decoder: try SoftwareDecoder(stream: stream),
+                          startTime: container.startTime,
                           packetCapacity: options.packetQueueCapacity, frameCapacity: options.audioFrameQueueCapacity)
             try delegate?.source(self, didReplace: old, with: track)
         } catch {
@@ -38,7 +39,7 @@ extension FFmpegSource {
         if let held = reading[slot].heldPacket { old.recycle(held) }
         tracks[slot] = track
         reading[slot] = readState(for: track)
-        recordedStreams[slot] = RecordedStream(stream: stream, kind: .audio)
+        recordedStreams[slot] = RecordedStream(stream: stream, track: track)
         track.listener = self
         track.startDecoding()
         lock.withLock { openedTracks[slot] = track }

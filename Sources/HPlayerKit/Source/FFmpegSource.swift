@@ -25,6 +25,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var stateValue = SourceState.idle
     var looping: Bool
     var pendingSeek: SeekRequest?
+    var readFailureValue: MediaError?
     /// An audio stream to switch to (AudioStreamSwitch.swift).
     var pendingAudioStream: Int?
     var closing = false
@@ -49,6 +50,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var scratchPacket: UnsafeMutablePointer<AVPacket>?
     /// The tracks' streams, as a recording copies them.
     var recordedStreams: [RecordedStream] = []
+    /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
+    var sectionsFollowed = 0
     /// The text subtitle streams, decoded as they are read (SubtitleReading.swift).
     var subtitleReaders: [SubtitleStreamReader] = []
 
@@ -64,12 +67,14 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         self.options = options
         buffering = NetworkOptions.isHTTP(url) ? options.buffering.readingAhead(options.readAhead) : options.buffering
         looping = options.isLooping
-        container = InputContainer(url: url, byteSource: input, network: options.network)
+        container = InputContainer(url: url, byteSource: input, network: options.network, opensRenditions: options.mediaKinds.contains(.audio))
     }
 
     deinit { close() }
 
     public var state: SourceState { lock.withLock { stateValue } }
+
+    public var readFailure: MediaError? { lock.withLock { readFailureValue } }
 
     public var isLooping: Bool {
         get { lock.withLock { looping } }
@@ -126,7 +131,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         let subtitles = makeSubtitleTracks(info: info)
         try delegate?.source(self, didOpen: info, tracks: tracks, subtitles: subtitles)
         scratchPacket = av_packet_alloc()
-        recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], kind: $0.kind) }
+        recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], track: $0) }
         reading = tracks.map(readState)
         trackBuffers = tracks.map { _ in
             TrackBuffer(kind: .video, packetCount: 0, packetCapacity: 0, frameCount: 0, frameCapacity: 0, packetsPerSecond: 0, isEndOfFile: false)
@@ -142,7 +147,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     func readState(for track: Track) -> TrackReadState {
         let hasDiscontinuities = container.context.map { $0.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 } ?? false
         return TrackReadState(limits: StreamTimeline.Limits(formatHasDiscontinuities: hasDiscontinuities),
-                              declaredAudioEnd: track.kind == .audio ? track.declaredEnd : nil)
+                              declaredAudioEnd: track.kind == .audio && container.knowsStreamEnds ? track.declaredEnd : nil)
     }
 
     /// The best video and audio streams with a decoder each; every other stream but the subtitles
@@ -155,8 +160,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         if !options.mediaKinds.contains(.audio) { audio = -1 }
         var made: [Track] = []
         var problems: [String] = []
-        for stream in container.streams {
-            let index = stream.pointee.index
+        for (position, stream) in container.streams.enumerated() {
+            let index = Int32(position)
             let kind: MediaKind? = index == video ? .video : index == audio ? .audio : nil
             guard let kind else {
                 if stream.pointee.codecpar.pointee.codec_type != AVMEDIA_TYPE_SUBTITLE { stream.pointee.discard = AVDISCARD_ALL }
@@ -167,7 +172,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 let frameCapacity = kind == .audio ? options.audioFrameQueueCapacity
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
                                                      budget: options.videoFrameQueueBytes, maximum: options.videoFrameQueueCapacity)
-                made.append(Track(kind: kind, stream: stream, decoder: decoder, startTime: container.startTime,
+                made.append(Track(kind: kind, stream: stream, index: index, decoder: decoder, startTime: container.startTime,
                                   packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity))
             } catch {
                 problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")

@@ -60,6 +60,10 @@ public protocol MediaSource: AnyObject, Sendable {
     var url: String { get }
     var state: SourceState { get }
     var isLooping: Bool { get set }
+    /// Why reading stopped before the end when the input itself failed (the network gone past
+    /// the retries, a part not cached with the network unreachable): what was read plays, and
+    /// playback then ends with this error. Cleared by a seek, which reads again.
+    var readFailure: MediaError? { get }
     /// Starts the read thread, which opens the media and reports to `delegate`.
     func open(delegate: SourceDelegate)
     /// Plays the audio stream at `streamIndex` (the container's numbering) instead of the one

@@ -60,8 +60,12 @@ extension FFmpegSource {
             case hp_averror_eof():
                 reachEndOfFile(canLoop: true)
             default:
-                let reason = container.lastReadError?.reason ?? FFmpegError(result).description
-                Log.source.warning("\(url): read error, playing what was read: \(reason)")
+                if let failure = container.lastReadError {
+                    Log.source.warning("\(failure.input): \(failure.reason); playing what was read")
+                    lock.withLock { readFailureValue = failure }
+                } else {
+                    Log.source.warning("\(url): read error, playing what was read: \(FFmpegError(result))")
+                }
                 reachEndOfFile(canLoop: false)
             }
             return
@@ -251,6 +255,7 @@ extension FFmpegSource {
             Log.source.warning("\(url): cannot seek to \(position)s: \(FFmpegError(result))")
         }
         readSerial = request.serial
+        lock.withLock { readFailureValue = nil }
         loop = LoopProgress()
         releaseHeldPackets(deliver: false)
         for index in reading.indices { reading[index].reset() }

@@ -46,8 +46,27 @@ extension FFmpegSource {
 
     /// Hands a packet just read to the recording, if there is one (read thread).
     func record(_ packet: UnsafeMutablePointer<AVPacket>, track index: Int, segment: TimelineSegment) {
+        if container.sectionCount != sectionsFollowed { followSection() }
         guard let recorder = recording.withLock({ $0.recorder }) else { return }
         recorder.record(packet, stream: index, serial: readSerial, offset: segment.offset, streams: recordedStreams)
+    }
+
+    /// The container opened its next section: the recording copies the new section's streams,
+    /// and one set up for a codec configuration that changed ends there, complete.
+    private func followSection() {
+        sectionsFollowed = container.sectionCount
+        if container.hasNewConfiguration, recordingPath != nil {
+            Log.source.info("\(url): the recording ends where the stream's codec configuration changes")
+            stopRecording()
+        }
+        for (index, track) in tracks.enumerated() {
+            let stream = container.stream(continuing: track.streamIndex)
+            if stream == nil, recordingPath != nil {
+                Log.source.info("\(url): the recording ends where the \(track.kind) stream does")
+                stopRecording()
+            }
+            recordedStreams[index] = RecordedStream(stream: stream, track: track)
+        }
     }
 
     /// Finishes the recording for good, once the read thread has stopped.

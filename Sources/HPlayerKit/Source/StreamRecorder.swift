@@ -1,10 +1,18 @@
 import CFFmpeg
 
 /// A played stream as a recording copies it. `stream` is read on the read thread only, when the
-/// recording sets up its file.
+/// recording sets up its file (nil: the container's stream for it has gone, after an fMP4
+/// section with fewer streams); the packets come in the track's time base.
 struct RecordedStream {
-    let stream: UnsafeMutablePointer<AVStream>
+    let stream: UnsafeMutablePointer<AVStream>?
     let kind: MediaKind
+    let timeBase: TimeBase
+
+    init(stream: UnsafeMutablePointer<AVStream>?, track: Track) {
+        self.stream = stream
+        kind = track.kind
+        timeBase = track.timeBase
+    }
 }
 
 /// Writes the packets of the played streams to a file as the read loop reads them: a remux, no
@@ -130,10 +138,13 @@ final class StreamRecorder: @unchecked Sendable {
     private func setUp(_ streams: [RecordedStream]) -> Bool {
         do throws(MediaError) {
             var indices: [Int32] = []
-            for recorded in streams { indices.append(try output.addStream(copying: recorded.stream)) }
+            for recorded in streams {
+                guard let stream = recorded.stream else { throw MediaError(input: path, reason: "the \(recorded.kind) stream has gone") }
+                indices.append(try output.addStream(copying: stream))
+            }
             try output.writeHeader()
             outputs = zip(streams, indices).map { recorded, index in
-                Output(index: index, isVideo: recorded.kind == .video, inputTimeBase: TimeBase(recorded.stream.pointee.time_base),
+                Output(index: index, isVideo: recorded.kind == .video, inputTimeBase: recorded.timeBase,
                        timeBase: output.timeBase(ofStream: index))
             }
             keyStream = outputs.firstIndex(where: \.isVideo) ?? 0

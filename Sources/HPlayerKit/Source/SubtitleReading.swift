@@ -14,8 +14,8 @@ extension FFmpegSource {
     /// A track for each subtitle stream, in the file's order; bitmap ones are listed but not read.
     func makeSubtitleTracks(info: MediaInfo) -> [SubtitleTrack] {
         var made: [SubtitleTrack] = []
-        for stream in container.streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
-            let index = stream.pointee.index
+        for (position, stream) in container.streams.enumerated() where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
+            let index = Int32(position)
             let streamInfo = info.streams.first { $0.index == Int(index) }
             let description = SubtitleTrackDescription(streamIndex: Int(index), path: nil, codec: streamInfo?.codec ?? "unknown",
                                                        language: streamInfo?.language, title: streamInfo?.title,

@@ -11,6 +11,7 @@ enum Log {
     static let ffmpeg = Logger(label: "hplayer.ffmpeg")
     static let snapshot = Logger(label: "hplayer.snapshot")
     static let network = Logger(label: "hplayer.network")
+    static let cache = Logger(label: "hplayer.cache")
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.

@@ -75,10 +75,11 @@ public final class Track: @unchecked Sendable {
     private var firstDecodeProblem: String?
     private var thread: JoinableThread?
 
-    init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, decoder: Decoder, startTime: Double,
+    /// - Parameter index: the stream's place in its container's `streams`.
+    init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, index: Int32, decoder: Decoder, startTime: Double,
          packetCapacity: Int, frameCapacity: Int) {
         self.kind = kind
-        streamIndex = stream.pointee.index
+        streamIndex = index
         timeBase = TimeBase(stream.pointee.time_base)
         self.decoder = decoder
         packetsPerSecond = Self.packetsPerSecond(kind: kind, stream: stream)

@@ -13,7 +13,8 @@ final class BackgroundProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("err").path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A disk cache of its own, as for Command.run.
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": folder.path]) { $1 }.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: folder.appendingPathComponent("out"))
         process.standardError = try FileHandle(forWritingTo: folder.appendingPathComponent("err"))
         process.standardInput = FileHandle.nullDevice

@@ -148,6 +148,12 @@ final class FaultServer: @unchecked Sendable {
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
+    /// Stops the server: its port refuses connections from then on (the network is gone).
+    func stop() {
+        process.send(signal: SIGKILL)
+        _ = process.wait(timeout: 10)
+    }
+
     /// The requests answered so far, in the order they ended.
     var requests: [LoggedRequest] {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -1,0 +1,465 @@
+import Glibc
+
+/// The disk cache: byte ranges of URLs kept in files under `directory/data`, indexed by an
+/// SQLite database, `directory/index.sqlite`, which several processes may share.
+///
+/// Crash-safe by order: a fragment's file is complete and synced before a row names it, and a row
+/// is deleted before its file. A kill at any instant leaves at worst a file without a row or a
+/// temporary file, which the next start removes (`verify(repair: true)`).
+public final class CacheStore: Sendable {
+    /// The index's layout. An index of another version is moved aside rather than misread.
+    static let schemaVersion: Int64 = 1
+
+    /// The size `--cache-max-bytes` defaults to: 2 GiB.
+    public static let defaultMaxBytes: Int64 = 2 << 30
+
+    public let directory: String
+    public let maxBytes: Int64
+    private let files: FragmentDirectory
+    /// Held for each use of the connection, which is not thread-safe.
+    private let index: Locked<SQLiteDatabase>
+
+    /// `$XDG_CACHE_HOME/hplayer`, else `$HOME/.cache/hplayer`.
+    public static func defaultDirectory() -> String {
+        // The XDG spec has a relative path ignored.
+        if let cache = getenv("XDG_CACHE_HOME").map({ String(cString: $0) }), cache.hasPrefix("/") {
+            return cache + "/hplayer"
+        }
+        return (getenv("HOME").map { String(cString: $0) } ?? "") + "/.cache/hplayer"
+    }
+
+    /// Creates the directory, opens or creates DIR/index.sqlite (WAL mode, busy_timeout ≥ 5 s so
+    /// two processes can share it), and, with `reconciles`, reconciles files with the index
+    /// (`verify(repair: true)`; `hplayer cache verify` does that itself, to report it). A
+    /// directory whose index cannot be opened, is damaged, or has a schema version other than
+    /// this code's (a newer hplayer's) is moved aside to DIR.broken-<unix time> with a warning,
+    /// and a fresh one is made; throws MediaError(input: directory, reason:) only when even that
+    /// fails (not writable, say), or when another process holds the index locked past the busy
+    /// timeout.
+    public init(directory: String, maxBytes: Int64, reconciles: Bool = true) throws(MediaError) {
+        let directory = Self.absolutePath(directory)
+        self.directory = directory
+        self.maxBytes = maxBytes
+        files = FragmentDirectory(path: directory + "/data")
+        try Self.makeDirectories(directory)
+        let database: SQLiteDatabase
+        do {
+            database = try Self.openIndex(in: directory)
+        } catch {
+            switch error {
+            case .busy(let reason):
+                // A sound index another process is using: moving it aside would wreck that process's cache.
+                throw MediaError(input: directory, reason: "the cache index is locked by another process: \(reason)")
+            case .unusable(let reason):
+                let aside = try Self.moveAside(directory, because: reason)
+                Log.cache.warning("the cache index in \(directory) cannot be used (\(reason)): moved the cache to \(aside), starting an empty one")
+                try Self.makeDirectories(directory)
+                do {
+                    database = try Self.openIndex(in: directory)
+                } catch {
+                    switch error {
+                    case .busy(let reason), .unusable(let reason): throw MediaError(input: directory, reason: reason)
+                    }
+                }
+            }
+        }
+        index = Locked(database)
+        let repaired = reconciles ? verify(repair: true) : []
+        if !repaired.isEmpty {
+            Log.cache.info("repaired \(repaired.count) problems in the cache at \(directory)")
+            for problem in repaired {
+                Log.cache.debug("repaired: \(problem)")
+            }
+        }
+    }
+
+    public func entry(for url: String) -> CacheEntry? {
+        withIndex("read the entry of \(url)", fallback: nil) { database throws(SQLiteError) in
+            try Self.entry(for: url, in: database)
+        }
+    }
+
+    /// Upserts the entry. When a stored entry exists and !stored.hasSameContent(as: new), its
+    /// fragments (rows and files) are dropped first: two versions are never mixed.
+    public func save(_ entry: CacheEntry) {
+        let dropped = withIndex("save the entry of \(entry.url)", fallback: []) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) -> [String] in
+                var dropped: [String] = []
+                if let stored = try Self.entry(for: entry.url, in: database), !stored.hasSameContent(as: entry) {
+                    dropped = try Self.deleteFragments(of: entry.url, in: database)
+                }
+                try database.run("INSERT OR REPLACE INTO entries (\(Self.entryColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                    .text(entry.url), SQLiteValue(entry.contentLength), SQLiteValue(entry.mimeType),
+                    SQLiteValue(entry.entityTag), SQLiteValue(entry.lastModified), .integer(entry.acceptsRanges ? 1 : 0),
+                    .real(entry.lastUsed), .real(entry.checkedAt),
+                ])
+                return dropped
+            }
+        }
+        if !dropped.isEmpty {
+            Log.cache.info("\(entry.url) has changed: dropped its \(dropped.count) cached fragments")
+        }
+        files.remove(dropped)
+    }
+
+    /// Sorted by offset.
+    public func fragments(for url: String) -> [CachedFragment] {
+        withIndex("read the fragments of \(url)", fallback: []) { database throws(SQLiteError) in
+            try database.query("SELECT offset, length, file FROM fragments WHERE url = ? ORDER BY offset, id", [.text(url)]) { row in
+                fragment(from: row, column: 0)
+            }.compactMap { $0 }
+        }
+    }
+
+    /// Writes the bytes to a temporary file in DIR/data/, fsyncs it, renames it to its final
+    /// name, fsyncs the directory, then inserts the row (in that order: a kill at any instant
+    /// loses at most this fragment). Requires an entry for `url` to exist (save first). Throws
+    /// MediaError on a write error (disk full, ulimit -f: the caller warns once and goes on
+    /// uncached); with SIGXFSZ ignored, as the caller's process does, a file size limit is EFBIG.
+    /// No bytes, no fragment.
+    public func commitFragment(url: String, offset: Int64, bytes: UnsafeRawBufferPointer) throws(MediaError) {
+        guard !bytes.isEmpty else { return }
+        // Written and synced before the index is locked: the slow part keeps no reader waiting.
+        let (id, descriptor) = try files.writeTemporary(bytes)
+        // Closing releases the temporary file's lock, once it has its final name or is discarded.
+        defer { close(descriptor) }
+        let outcome: Result<Void, MediaError> = index.withLock { database in
+            do throws(SQLiteError) {
+                return try database.writeTransaction { () throws(SQLiteError) -> Result<Void, MediaError> in
+                    guard try Self.entry(for: url, in: database) != nil else {
+                        return .failure(MediaError(input: url, reason: "no cache entry: a URL's entry is saved before its fragments"))
+                    }
+                    // Renamed under the index's write lock, so that a reconcile in another
+                    // process never sees the file before its row.
+                    do throws(MediaError) {
+                        try files.publish(id)
+                    } catch {
+                        return .failure(error)
+                    }
+                    try database.run("INSERT INTO fragments (url, offset, length, file) VALUES (?, ?, ?, ?)", [
+                        .text(url), .integer(offset), .integer(Int64(bytes.count)), .text(FragmentDirectory.fragmentName(id)),
+                    ])
+                    return .success(())
+                }
+            } catch {
+                return .failure(MediaError(input: url, reason: "cannot index a cached fragment: \(error.message)"))
+            }
+        }
+        do {
+            try outcome.get()
+        } catch {
+            files.discard(id)
+            throw error
+        }
+    }
+
+    /// Sets lastUsed to now.
+    public func touch(_ url: String) {
+        withIndex("touch \(url)", fallback: ()) { database throws(SQLiteError) in
+            try database.run("UPDATE entries SET last_used = ? WHERE url = ?", [.real(WallClock.now()), .text(url)])
+        }
+    }
+
+    public func remove(_ url: String) {
+        let dropped = withIndex("remove \(url)", fallback: []) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) -> [String] in
+                try Self.deleteEntry(of: url, in: database)
+            }
+        }
+        files.remove(dropped)
+    }
+
+    public func removeAll() {
+        withIndex("empty the cache", fallback: ()) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) in
+                try database.execute("DELETE FROM fragments; DELETE FROM entries")
+                // Under the write lock no other process publishes a fragment, so every file
+                // can go but a temporary one still being written.
+                do throws(MediaError) {
+                    try files.removeAll()
+                } catch {
+                    Log.cache.warning("cannot empty \(error.input): \(error.reason)")
+                }
+            }
+        }
+    }
+
+    /// Drops least recently used URLs (rows and files) until the total fragment bytes are at or
+    /// under maxBytes; never a URL in `inUse`. Returns the URLs dropped.
+    @discardableResult
+    public func evict(inUse: Set<String>) -> [String] {
+        let (victims, dropped) = withIndex("evict", fallback: ([], [])) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) -> ([String], [String]) in
+                let sizes = try database.query("""
+                    SELECT entries.url, COALESCE(SUM(fragments.length), 0), entries.last_used
+                    FROM entries LEFT JOIN fragments ON fragments.url = entries.url GROUP BY entries.url
+                    """) { row in (url: row.text(0) ?? "", bytes: row.integer(1) ?? 0, lastUsed: row.real(2) ?? 0) }
+                let victims = CacheEviction.victims(sizes: sizes, maxBytes: maxBytes, inUse: inUse)
+                var dropped: [String] = []
+                for url in victims {
+                    dropped += try Self.deleteEntry(of: url, in: database)
+                }
+                return (victims, dropped)
+            }
+        }
+        files.remove(dropped)
+        if !victims.isEmpty {
+            Log.cache.debug("evicted \(victims.count) URLs, \(dropped.count) fragments, to stay under \(maxBytes) bytes")
+        }
+        return victims
+    }
+
+    /// Per URL: the entry, the bytes cached (FragmentCoverage.coveredBytes), in lastUsed order,
+    /// newest first.
+    public func list() -> [(entry: CacheEntry, cachedBytes: Int64)] {
+        withIndex("list the cache", fallback: []) { database throws(SQLiteError) in
+            let entries = try database.query("SELECT \(Self.entryColumns) FROM entries ORDER BY last_used DESC, url", row: Self.entry(from:))
+            var fragments: [String: [CachedFragment]] = [:]
+            let rows = try database.query("SELECT url, offset, length, file FROM fragments") { row in
+                (url: row.text(0) ?? "", fragment: fragment(from: row, column: 1))
+            }
+            for row in rows {
+                if let fragment = row.fragment { fragments[row.url, default: []].append(fragment) }
+            }
+            return entries.map { entry in
+                (entry, FragmentCoverage.coveredBytes(of: fragments[entry.url] ?? [], contentLength: entry.contentLength))
+            }
+        }
+    }
+
+    /// Checks every row against its file (exists, size equals length) and every file in DIR/data
+    /// against a row; with `repair`, deletes what is wrong (rows without files, files without
+    /// rows or of the wrong size, temporary files no writer holds, rows without an entry).
+    /// Returns one line per problem found (empty: consistent).
+    ///
+    /// Runs under the index's write lock: no fragment is published meanwhile, so a file found
+    /// without a row is one whose row will never come.
+    public func verify(repair: Bool) -> [String] {
+        index.withLock { database in
+            do throws(SQLiteError) {
+                return try database.writeTransaction { () throws(SQLiteError) -> [String] in
+                    try reconcile(database, repair: repair)
+                }
+            } catch {
+                Log.cache.warning("cannot check the cache at \(directory): \(error.message)")
+                return ["index.sqlite: \(error.message)"]
+            }
+        }
+    }
+
+    private func reconcile(_ database: SQLiteDatabase, repair: Bool) throws(SQLiteError) -> [String] {
+        if repair {
+            try? files.create()
+        }
+        var sizes: [String: Int64]
+        do {
+            sizes = try files.list()
+        } catch {
+            // Without the listing every row would look orphaned: check nothing.
+            return ["data: \(error.reason)"]
+        }
+        let rows = try database.query("""
+            SELECT fragments.id, fragments.url, fragments.offset, fragments.length, fragments.file, entries.url IS NOT NULL
+            FROM fragments LEFT JOIN entries ON entries.url = fragments.url ORDER BY fragments.url, fragments.offset
+            """) { row in
+            (id: row.integer(0) ?? 0, url: row.text(1) ?? "", offset: row.integer(2) ?? 0, length: row.integer(3) ?? 0,
+             file: row.text(4) ?? "", hasEntry: row.integer(5) == 1)
+        }
+        var problems: [String] = []
+        var badRows: [Int64] = []
+        var badFiles: [String] = []
+        for row in rows {
+            let fragment = "\(row.url) at \(row.offset)"
+            guard FragmentDirectory.isFragmentName(row.file) else {
+                problems.append("\(fragment): the row names no fragment file (\(row.file))")
+                badRows.append(row.id)
+                continue
+            }
+            guard let size = sizes.removeValue(forKey: row.file) else {
+                problems.append("\(fragment): data/\(row.file) is missing")
+                badRows.append(row.id)
+                continue
+            }
+            if !row.hasEntry {
+                problems.append("\(fragment): the URL has no entry")
+            } else if size != row.length {
+                problems.append("\(fragment): data/\(row.file) holds \(size) bytes, its row says \(row.length)")
+            } else {
+                continue
+            }
+            badRows.append(row.id)
+            badFiles.append(row.file)
+        }
+        for name in sizes.keys.sorted() {
+            if name.hasSuffix(".tmp") {
+                if files.isAbandonedTemporary(name, removing: repair) {
+                    problems.append("data/\(name): left by an interrupted write")
+                }
+            } else {
+                problems.append("data/\(name): no row names it")
+                badFiles.append(name)
+            }
+        }
+        if repair {
+            for id in badRows {
+                try database.run("DELETE FROM fragments WHERE id = ?", [.integer(id)])
+            }
+            files.remove(badFiles)
+        }
+        return problems
+    }
+
+    // MARK: The index
+
+    /// Why an index cannot be used.
+    private enum IndexFailure: Error {
+        /// Another process holds it locked: it may be sound.
+        case busy(String)
+        /// It cannot be opened, is damaged, or is of another schema version.
+        case unusable(String)
+    }
+
+    private static let entryColumns = "url, content_length, mime_type, etag, last_modified, accepts_ranges, last_used, checked_at"
+
+    private static let schema = """
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO meta (name, value) VALUES ('schema_version', \(schemaVersion));
+        CREATE TABLE entries (
+            url TEXT PRIMARY KEY,
+            content_length INTEGER,
+            mime_type TEXT,
+            etag TEXT,
+            last_modified TEXT,
+            accepts_ranges INTEGER NOT NULL,
+            last_used REAL NOT NULL,
+            checked_at REAL NOT NULL
+        );
+        CREATE TABLE fragments (
+            id INTEGER PRIMARY KEY,
+            url TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            file TEXT NOT NULL
+        );
+        CREATE INDEX fragments_by_url ON fragments (url);
+        """
+
+    private static func openIndex(in directory: String) throws(IndexFailure) -> SQLiteDatabase {
+        do {
+            try FragmentDirectory(path: directory + "/data").create()
+        } catch {
+            throw .unusable("data: \(error.reason)")
+        }
+        let database: SQLiteDatabase
+        let version: Int64
+        do {
+            database = try SQLiteDatabase(path: directory + "/index.sqlite")
+            // Set before anything reads the file: another process may be writing.
+            try database.execute("PRAGMA busy_timeout = 5000")
+            // WAL: readers never wait for a writer. NORMAL syncs at checkpoints only: a power
+            // cut may lose the last commits, never the index's consistency, and the files of
+            // lost rows are removed by the reconcile.
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try database.checkIntegrity()
+            version = try database.writeTransaction { () throws(SQLiteError) -> Int64 in
+                let hasMeta: [Void] = try database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") { _ in () }
+                guard !hasMeta.isEmpty else {
+                    try database.execute(schema)
+                    return schemaVersion
+                }
+                return try database.query("SELECT value FROM meta WHERE name = 'schema_version'") { $0.integer(0) ?? 0 }.first ?? 0
+            }
+        } catch {
+            throw error.isBusy ? .busy(error.message) : .unusable(error.message)
+        }
+        guard version == schemaVersion else {
+            throw .unusable("schema version \(version), where this hplayer reads \(schemaVersion)")
+        }
+        return database
+    }
+
+    /// Runs `body` on the connection, under its lock; a failure is logged and gives `fallback`:
+    /// a cache that fails only makes playback fetch its bytes again.
+    private func withIndex<Result>(_ action: @autoclosure () -> String, fallback: Result, _ body: (SQLiteDatabase) throws(SQLiteError) -> Result) -> Result {
+        index.withLock { database in
+            do throws(SQLiteError) {
+                return try body(database)
+            } catch {
+                Log.cache.warning("cannot \(action()) in the cache at \(directory): \(error.message)")
+                return fallback
+            }
+        }
+    }
+
+    private static func entry(for url: String, in database: SQLiteDatabase) throws(SQLiteError) -> CacheEntry? {
+        try database.query("SELECT \(entryColumns) FROM entries WHERE url = ?", [.text(url)], row: entry(from:)).first
+    }
+
+    /// The columns of `entryColumns`, in order.
+    private static func entry(from row: SQLiteRow) -> CacheEntry {
+        CacheEntry(url: row.text(0) ?? "", contentLength: row.integer(1), mimeType: row.text(2), entityTag: row.text(3),
+                   lastModified: row.text(4), acceptsRanges: row.integer(5) != 0, lastUsed: row.real(6) ?? 0,
+                   checkedAt: row.real(7) ?? 0)
+    }
+
+    /// Offset, length and file name from `column` on; nil for a name that is not a fragment file's.
+    private func fragment(from row: SQLiteRow, column: Int32) -> CachedFragment? {
+        guard let name = row.text(column + 2), FragmentDirectory.isFragmentName(name) else { return nil }
+        return CachedFragment(offset: row.integer(column) ?? 0, length: row.integer(column + 1) ?? 0, path: files.path(of: name))
+    }
+
+    /// Deletes the fragment rows of `url`; returns their files' names, to delete once the
+    /// transaction has committed (a row never outlives its file).
+    private static func deleteFragments(of url: String, in database: SQLiteDatabase) throws(SQLiteError) -> [String] {
+        let names = try database.query("SELECT file FROM fragments WHERE url = ?", [.text(url)]) { $0.text(0) ?? "" }
+        try database.run("DELETE FROM fragments WHERE url = ?", [.text(url)])
+        return names.filter(FragmentDirectory.isFragmentName)
+    }
+
+    /// Deletes the entry of `url` and its fragment rows; returns the fragments' file names.
+    private static func deleteEntry(of url: String, in database: SQLiteDatabase) throws(SQLiteError) -> [String] {
+        let names = try deleteFragments(of: url, in: database)
+        try database.run("DELETE FROM entries WHERE url = ?", [.text(url)])
+        return names
+    }
+
+    // MARK: The directory
+
+    private static func absolutePath(_ path: String) -> String {
+        var path = path
+        // A trailing slash would put DIR.broken-… inside DIR.
+        while path.count > 1, path.hasSuffix("/") {
+            path.removeLast()
+        }
+        guard !path.hasPrefix("/"), let current = getcwd(nil, 0) else { return path }
+        defer { free(current) }
+        return String(cString: current) + "/" + path
+    }
+
+    /// Creates `path` and any parent folder it lacks.
+    private static func makeDirectories(_ path: String) throws(MediaError) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+                throw MediaError(input: path, reason: "cannot create the cache folder: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Renames the cache folder to DIR.broken-<unix time> (with a counter where that is taken);
+    /// returns the new name.
+    private static func moveAside(_ directory: String, because reason: String) throws(MediaError) -> String {
+        let base = "\(directory).broken-\(Int(WallClock.now()))"
+        var aside = base
+        var counter = 1
+        while rename(directory, aside) != 0 {
+            guard errno == EEXIST || errno == ENOTEMPTY else {
+                throw MediaError(input: directory, reason: "the cache index cannot be used (\(reason)), nor moved aside: \(String(cString: strerror(errno)))")
+            }
+            aside = "\(base).\(counter)"
+            counter += 1
+        }
+        return aside
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import HPlayerKit
+import HPlayerTestSupport
+import Testing
+
+extension Playback {
+    /// The disk cache under the I/O layer, against the project's fault-injecting server, which
+    /// logs every request and can be stopped to take the network away.
+    @Suite(.timeLimit(.minutes(3))) struct CachePlayback {
+        /// Untimed playback through a cache in `folder`, with a monitor counting the requests.
+        static func options(cache folder: String, requests: RequestLog, configure: (inout NetworkOptions) -> Void = { _ in }) throws -> PlayerOptions {
+            var options = PlayerOptions()
+            options.isUntimed = true
+            options.source.network.cache = DiskCache(directory: folder, maxBytes: 1 << 30)
+            options.source.network.monitor = requests.monitor
+            configure(&options.source.network)
+            return options
+        }
+
+        /// The requests the I/O layer made, as the monitor is told of them.
+        final class RequestLog: @unchecked Sendable {
+            let urls = Locked<[String]>([])
+            lazy var monitor = NetworkMonitor { [urls] event in
+                if case let .request(request) = event { urls.withLock { $0.append(request.url) } }
+            }
+        }
+
+        /// Plays a second of `url` through the cache in `cache`, then closes: part of it is kept.
+        static func playASecond(of url: String, cache: String, name: String) async throws {
+            let session = PlayerSession(url: url, options: try options(cache: cache, requests: RequestLog()), name: name)
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("a second of frames") { _ in session.presentedFrames.count >= 25 }
+            session.close()
+        }
+
+        /// The MD5 of each frame `--vo record:FOLDER` logged.
+        static func recordedMD5s(_ folder: String) throws -> [String] {
+            try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
+        }
+
+        @Test("Offline replay: an MP4 (its index at the end) played once plays again with the server gone, frame-exact, with no request made")
+        func offlineProgressive() async throws {
+            let clip = try NetworkPlayback.clip("mp4")
+            let cache = Fixtures.newFolder("cache-mp4")
+            let server = try FaultServer()
+            let url = server.url((clip as NSString).lastPathComponent)
+            let online = RequestLog()
+            try await PlayerSession(url: url, options: Self.options(cache: cache, requests: online), name: "cache-online").playToEnd()
+            #expect(!online.urls.withLock { $0 }.isEmpty)
+            server.stop()
+            let offline = RequestLog()
+            let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: offline), name: "cache-offline")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(clip)))
+            #expect(offline.urls.withLock { $0 } == [])
+        }
+
+        @Test("Offline replay: an HLS variant played once plays again with the server gone, frame-exact, with no request made")
+        func offlineHLS() async throws {
+            let folder = try HLSPlayback.ladder.get()
+            let cache = Fixtures.newFolder("cache-hls")
+            let server = try FaultServer(root: folder)
+            let url = server.url("master.m3u8")
+            let configure: (inout NetworkOptions) -> Void = { $0.hlsBitrate = .min }
+            try await PlayerSession(url: url, options: Self.options(cache: cache, requests: RequestLog(), configure: configure), name: "cache-hls-online").playToEnd()
+            server.stop()
+            let offline = RequestLog()
+            let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: offline, configure: configure), name: "cache-hls-offline")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
+            #expect(offline.urls.withLock { $0 } == [])
+        }
+
+        @Test("Partial, then whole: a run quit early keeps what it fetched, and the next fetches only the rest (the server sent at most 1.15x the file), frame-exact")
+        func partialThenWhole() async throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
+            let cache = Fixtures.newFolder("cache-partial")
+            // A third of the file a second: the first run has part of it when it is closed.
+            let server = try FaultServer(["--rate-schedule", "0:\(size / 3)"])
+            let url = server.url("network-6s.mkv")
+            try await Self.playASecond(of: url, cache: cache, name: "cache-first")
+            // The server logs a request when it ends: when it finds the connection closed.
+            let deadline = MonotonicClock.now() + 10
+            while server.requests.isEmpty, MonotonicClock.now() < deadline { MonotonicClock.sleep(until: MonotonicClock.now() + 0.02) }
+            let firstRequests = server.requests.count
+            let afterFirst = server.requests.reduce(0) { $0 + $1.bytes }
+            #expect(afterFirst < size, "the first run should have fetched part of the file only")
+            let second = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog()), name: "cache-second")
+            try await second.playToEnd(timeout: 60)
+            #expect(second.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(clip)))
+            let total = server.requests.reduce(0) { $0 + $1.bytes }
+            #expect(Double(total) <= 1.15 * Double(size),
+                    "the server sent \(total) bytes for a file of \(size): \(server.requests.map { "\($0.range) \($0.bytes) \($0.outcome)" })")
+            let later = server.requests.dropFirst(firstRequests).map(\.range)
+            #expect(!later.isEmpty && later.allSatisfy { $0.hasPrefix("bytes=") && !$0.hasPrefix("bytes=0-") },
+                    "the second run asks only for ranges past what the first kept: \(later)")
+        }
+
+        @Test("Offline with part of a file cached: the cached part plays, and playback ends there with 'not cached, and the network is unreachable', exit 1")
+        func offlineGap() async throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
+            let cache = Fixtures.newFolder("cache-gap")
+            let server = try FaultServer(["--rate-schedule", "0:\(size / 3)"])
+            let url = server.url("network-6s.mkv")
+            try await Self.playASecond(of: url, cache: cache, name: "cache-gap-first")
+            server.stop()
+            let folder = Fixtures.newFolder("cache-gap-offline")
+            let result = try Command.run([Command.hplayer, url, "--vo", "record:\(folder)", "--ao", "null", "--untimed", "--no-status",
+                                          "--cache-dir", cache, "--network-timeout", "1"], timeout: 60)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("hplayer: error: \(url): not cached, and the network is unreachable"), "\(result.stderr)")
+            let md5s = try Self.recordedMD5s(folder)
+            let expected = try Fixtures.frameMD5s(clip)
+            #expect(md5s.count >= 25 && md5s.count < expected.count && Array(expected.prefix(md5s.count)) == md5s,
+                    "\(md5s.count) of \(expected.count) frames")
+        }
+
+        @Test("hplayer cache ls lists what was played; verify finds a planted stray file and a truncated fragment, repairs them, and then passes; rm --all empties it")
+        func commands() throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let cache = Fixtures.newFolder("cache-cli")
+            let server = try FaultServer()
+            let url = server.url("network-6s.mkv")
+            let play = try Command.run([Command.hplayer, url, "--vo", "null", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache], timeout: 60)
+            #expect(play.status == 0, "\(play.stderr)")
+            let list = try Command.run([Command.hplayer, "cache", "ls", "--cache-dir", cache])
+            let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
+            #expect(list.status == 0 && list.stdout.contains("100%") && list.stdout.contains(url), "\(list.stdout)")
+            let clean = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
+            #expect(clean.status == 0 && clean.stdout.isEmpty, "\(clean.stdout)")
+            // Damage: a stray file, and a fragment cut short.
+            let data = cache + "/data"
+            let fragments = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.hasSuffix(".frag") }
+            try #require(!fragments.isEmpty)
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: data + "/stray.frag"))
+            let cut = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + fragments[0]))
+            try cut.truncate(atOffset: 10)
+            try cut.close()
+            let repaired = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
+            #expect(repaired.status == 0 && repaired.stdout.split(separator: "\n").count >= 2, "\(repaired.stdout)")
+            let again = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
+            #expect(again.status == 0 && again.stdout.isEmpty, "\(again.stdout)")
+            // What was repaired away is fetched again: the replay is still frame-exact.
+            let folder = Fixtures.newFolder("cache-cli-replay")
+            let replay = try Command.run([Command.hplayer, url, "--vo", "record:\(folder)", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache], timeout: 60)
+            #expect(replay.status == 0, "\(replay.stderr)")
+            let md5s = try Self.recordedMD5s(folder)
+            #expect(md5s == (try Fixtures.frameMD5s(clip)))
+            let removed = try Command.run([Command.hplayer, "cache", "rm", "--all", "--cache-dir", cache])
+            #expect(removed.status == 0)
+            let empty = try Command.run([Command.hplayer, "cache", "ls", "--cache-dir", cache])
+            #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty.stdout) (of \(size) bytes)")
+        }
+
+        @Test("A write error (a file size limit): one warning, and playback completes; a local file never opens the cache")
+        func writeErrorAndLocalFiles() throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let cache = Fixtures.newFolder("cache-write-error")
+            let server = try FaultServer()
+            let url = server.url("network-6s.mkv")
+            // 100 KiB at most per file (dash counts 512-byte blocks): the index fits, the file's fragment does not.
+            let result = try Command.run(["sh", "-c", "trap '' XFSZ; ulimit -f 200; exec \"$@\"", "sh", Command.hplayer, url,
+                                          "--vo", "null", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: warning:") }
+            #expect(warnings.count == 1 && warnings[0].contains("playing on without caching"), "\(result.stderr)")
+            let unused = Fixtures.newFolder("cache-local") + "/never"
+            let local = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--untimed", "--no-status", "--cache-dir", unused])
+            #expect(local.status == 0 && !FileManager.default.fileExists(atPath: unused), "\(local.stderr)")
+        }
+
+        @Test("kill -9 at 10 moments while downloading, each followed by a restart: hplayer cache verify then passes, and the replay is frame-exact online and offline")
+        func killsWhileDownloading() throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
+            let cache = Fixtures.newFolder("cache-kills")
+            // Slow enough that every kill lands mid-download.
+            let server = try FaultServer(["--rate-schedule", "0:\(size / 4)"])
+            let url = server.url("network-6s.mkv")
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<10 {
+                let player = try BackgroundProcess([Command.hplayer, url, "--vo", "null", "--ao", "null", "--untimed", "--no-status",
+                                                    "--cache-dir", cache])
+                MonotonicClock.sleep(until: MonotonicClock.now() + Double.random(in: 0.05...0.6, using: &generator))
+                player.send(signal: SIGKILL)
+                _ = player.wait(timeout: 10)
+            }
+            let verified = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
+            #expect(verified.status == 0, "\(verified.stdout)")
+            for (name, isOnline) in [("online", true), ("offline", false)] {
+                if !isOnline { server.stop() }
+                let folder = Fixtures.newFolder("cache-kills-\(name)")
+                let replay = try Command.run([Command.hplayer, url, "--vo", "record:\(folder)", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache], timeout: 60)
+                #expect(replay.status == 0, "\(name): \(replay.stderr)")
+                let md5s = try Self.recordedMD5s(folder)
+                #expect(md5s == (try Fixtures.frameMD5s(clip)), "\(name)")
+            }
+        }
+    }
+}
