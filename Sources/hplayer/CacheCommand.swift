@@ -6,7 +6,7 @@ import HPlayerKit
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache", abstract: "List, remove and verify what the disk cache holds.",
-        subcommands: [List.self, Remove.self, Verify.self])
+        subcommands: [List.self, Remove.self, Verify.self, Prefetch.self])
 
     /// The cache folder option every cache subcommand takes.
     struct Folder: ParsableArguments {

@@ -8,10 +8,11 @@ extension Playback {
     /// logs every request and can be stopped to take the network away.
     @Suite(.timeLimit(.minutes(3))) struct CachePlayback {
         /// Untimed playback through a cache in `folder`, with a monitor counting the requests.
-        static func options(cache folder: String, requests: RequestLog, configure: (inout NetworkOptions) -> Void = { _ in }) throws -> PlayerOptions {
+        static func options(cache folder: String, requests: RequestLog, revalidationAge: Double = DiskCache.defaultRevalidationAge,
+                            configure: (inout NetworkOptions) -> Void = { _ in }) throws -> PlayerOptions {
             var options = PlayerOptions()
             options.isUntimed = true
-            options.source.network.cache = DiskCache(directory: folder, maxBytes: 1 << 30)
+            options.source.network.cache = DiskCache(directory: folder, maxBytes: 1 << 30, revalidationAge: revalidationAge)
             options.source.network.monitor = requests.monitor
             configure(&options.source.network)
             return options
@@ -67,6 +68,24 @@ extension Playback {
             server.stop()
             let offline = RequestLog()
             let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: offline, configure: configure), name: "cache-hls-offline")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
+            #expect(offline.urls.withLock { $0 } == [])
+        }
+
+        @Test("hplayer cache prefetch downloads the variant --hls-bitrate picks; with the server gone it then plays frame-exact, with no request")
+        func prefetch() async throws {
+            let folder = try HLSPlayback.ladder.get()
+            let cache = Fixtures.newFolder("cache-prefetch")
+            let server = try FaultServer(root: folder)
+            let url = server.url("master.m3u8")
+            let fetched = try Command.run([Command.hplayer, "cache", "prefetch", url, "--hls-bitrate", "min", "--cache-dir", cache], timeout: 60)
+            #expect(fetched.status == 0 && fetched.stdout.hasPrefix("prefetched "), "\(fetched.stdout)\(fetched.stderr)")
+            #expect(server.requests.map(\.path).filter { $0.hasSuffix(".ts") } == ["/v0/index0.ts", "/v0/index1.ts", "/v0/index2.ts"])
+            server.stop()
+            let offline = RequestLog()
+            let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: offline) { $0.hlsBitrate = .min },
+                                        name: "cache-prefetched")
             try await session.playToEnd()
             #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
             #expect(offline.urls.withLock { $0 } == [])
@@ -170,6 +189,74 @@ extension Playback {
             let unused = Fixtures.newFolder("cache-local") + "/never"
             let local = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--untimed", "--no-status", "--cache-dir", unused])
             #expect(local.status == 0 && !FileManager.default.fileExists(atPath: unused), "\(local.stderr)")
+        }
+
+        @Test("A changed file (the server swaps it: a new ETag): checked again once old enough, what was cached is dropped, and the new content plays, frame-exact")
+        func changedFile() async throws {
+            let root = Fixtures.newFolder("cache-changed")
+            let before = try NetworkPlayback.clip("mkv")
+            let after = try Fixtures.clip("cache-changed-after.mkv", ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=4",
+                                                                      "-c:v", "libx264", "-g", "50"])
+            try FileManager.default.copyItem(atPath: before, toPath: root + "/media.mkv")
+            let cache = Fixtures.newFolder("cache-changed-store")
+            let server = try FaultServer(root: root)
+            let url = server.url("media.mkv")
+            // Every entry counts as old: each opening checks it with the server.
+            try await PlayerSession(url: url, options: Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-before").playToEnd()
+            try FileManager.default.removeItem(atPath: root + "/media.mkv")
+            try FileManager.default.copyItem(atPath: after, toPath: root + "/media.mkv")
+            let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-after")
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(after)))
+            // Unchanged, it is checked (a one-byte range) and played from the cache.
+            let checked = server.requests.count
+            let again = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-again")
+            try await again.playToEnd()
+            #expect(again.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(after)))
+            #expect(server.requests.dropFirst(checked).map(\.range) == ["bytes=0-0"])
+        }
+
+        @Test("Two players at once on one URL and one cache: both frame-exact, and the cache verifies afterwards")
+        func twoPlayers() throws {
+            let clip = try NetworkPlayback.clip("mkv")
+            let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
+            let cache = Fixtures.newFolder("cache-two")
+            let server = try FaultServer(["--rate-schedule", "0:\(size / 2)"])
+            let url = server.url("network-6s.mkv")
+            let folders = [Fixtures.newFolder("cache-two-a"), Fixtures.newFolder("cache-two-b")]
+            let players = try folders.map { folder in
+                try BackgroundProcess([Command.hplayer, url, "--vo", "record:\(folder)", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache])
+            }
+            for player in players { #expect(player.wait(timeout: 60) == 0, "\(player.stderr)") }
+            for folder in folders { #expect(try Self.recordedMD5s(folder) == (try Fixtures.frameMD5s(clip))) }
+            let verified = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
+            #expect(verified.status == 0 && verified.stdout.isEmpty, "\(verified.stdout)")
+        }
+
+        @Test("Eviction: five media through a cache smaller than their total leave it at or under its limit, the least recently used gone first")
+        func eviction() throws {
+            let cache = Fixtures.newFolder("cache-evict")
+            var clips: [String] = []
+            for index in 0..<5 {
+                clips.append(try Fixtures.clip("cache-evict-\(index).mkv", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(2 + index)",
+                                                                            "-c:v", "libx264", "-g", "50"]))
+            }
+            let sizes = try clips.map { try Data(contentsOf: URL(fileURLWithPath: $0)).count }
+            // Room for the last two, not for the last three.
+            let limit = sizes[3] + sizes[4] + sizes[0] / 2
+            let server = try FaultServer()
+            for clip in clips {
+                let played = try Command.run([Command.hplayer, server.url((clip as NSString).lastPathComponent), "--vo", "null", "--ao", "null",
+                                              "--untimed", "--no-status", "--cache-dir", cache, "--cache-max-bytes", "\(limit)"], timeout: 60)
+                #expect(played.status == 0, "\(played.stderr)")
+            }
+            let data = cache + "/data"
+            let kept = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.hasSuffix(".frag") }
+                .reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: "\(data)/\($1)")[.size] as? Int) ?? 0) }
+            #expect(kept <= limit, "\(kept) bytes kept against a limit of \(limit)")
+            let listed = try Command.run([Command.hplayer, "cache", "ls", "--cache-dir", cache]).stdout
+            let present = clips.map { listed.contains((($0 as NSString).lastPathComponent)) }
+            #expect(present == [false, false, false, true, true], "\(listed)")
         }
 
         @Test("kill -9 at 10 moments while downloading, each followed by a restart: hplayer cache verify then passes, and the replay is frame-exact online and offline")

@@ -556,8 +556,11 @@ extension Playback {
             let recorded = try session.recordedAudio()
             let reference = try Fixtures.decodedSamples("\(folder)/sEnglish/index.m3u8", channels: recorded.channels)
             let common = min(recorded.samples.count, reference.count)
-            let largest = zip(recorded.samples.prefix(common), reference.prefix(common)).map { abs($0 - $1) }.max() ?? 1
-            #expect(common == reference.count && largest < 1e-6, "\(common) of \(reference.count) samples compared, off by \(largest)")
+            let differences = zip(recorded.samples.prefix(common), reference.prefix(common)).map { abs($0 - $1) }
+            let largest = differences.max() ?? 1
+            let firstDifferent = differences.firstIndex { $0 >= 1e-6 }
+            let lastDifferent = differences.lastIndex { $0 >= 1e-6 }
+            #expect(common == reference.count && largest < 1e-6, "samples \(firstDifferent.map(String.init) ?? "-")...\(lastDifferent.map(String.init) ?? "-") differ; \(common) of \(reference.count) samples compared, off by \(largest)")
             let paths = server.requests.map(\.path)
             #expect(paths.allSatisfy { $0 == "/master.m3u8" || $0.hasPrefix("/s0/") || $0.hasPrefix("/sEnglish/") }, "requests: \(paths)")
             #expect(paths.filter { $0.hasPrefix("/sEnglish/") && $0.hasSuffix(".ts") }.count == 4)

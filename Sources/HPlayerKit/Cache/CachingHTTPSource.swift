@@ -5,13 +5,15 @@ import Glibc
 /// kept in blocks of `blockSize`, each committed (CacheWriter) once received whole. Content
 /// information (length, type, validators) is kept with the fragments, so a cached resource opens
 /// with the server gone. A response whose validators differ from the kept ones drops what was
-/// kept: two versions are never mixed.
+/// kept: two versions are never mixed. An entry the server last confirmed longer ago than
+/// `DiskCache.revalidationAge` is checked again first (`revalidate`), when the server answers.
 ///
 /// `open`, `read` and `seek` come on the read thread; `cancel` from any.
 public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     public private(set) var url: String
     private let network: HTTPByteSource
     private let store: CacheStore
+    private let revalidationAge: Double
     private var writer: CacheWriter?
 
     // The read thread's own.
@@ -37,6 +39,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     public init(url: String, options: NetworkOptions, store: CacheStore) {
         self.url = url
         self.store = store
+        revalidationAge = options.cache?.revalidationAge ?? DiskCache.defaultRevalidationAge
         network = HTTPByteSource(url: url, options: options)
     }
 
@@ -74,7 +77,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
             try network.open(url: newURL, at: offset, length: length, isContinuation: isContinuation)
             return
         }
-        if let stored = store.entry(for: newURL) {
+        if let stored = store.entry(for: newURL).flatMap(revalidate) {
             entry = stored
             fragments = store.fragments(for: newURL)
             store.touch(newURL)
@@ -151,7 +154,9 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     }
 
     public func cachedContent(of target: String, limit: Int) -> [UInt8]? {
-        guard let stored = store.entry(for: target), let length = stored.contentLength, length <= limit else { return nil }
+        guard let stored = store.entry(for: target).flatMap(revalidate), let length = stored.contentLength, length <= limit else {
+            return nil
+        }
         let pieces = FragmentCoverage.pieces(offset: 0, length: length, contentLength: length, fragments: store.fragments(for: target))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(length))
@@ -184,6 +189,33 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     private func nextPiece() -> RangePiece? {
         FragmentCoverage.pieces(offset: offset, length: end.map { $0 - offset }, contentLength: entry?.contentLength,
                                 fragments: fragments).first
+    }
+
+    /// `stored`, or nil when the server now has other content (what was kept is then dropped).
+    /// Checked when the server last confirmed it longer ago than the revalidation age: by its
+    /// first byte's answer, whose length and validators are compared. A server that cannot be
+    /// reached leaves the cache as it is: offline, it plays.
+    private func revalidate(_ stored: CacheEntry) -> CacheEntry? {
+        guard WallClock.now() - stored.checkedAt >= revalidationAge else { return stored }
+        do {
+            try network.open(url: stored.url, at: 0, length: 1, isContinuation: false)
+        } catch {
+            Log.cache.debug("\(stored.url): not revalidated (\(error.reason)): playing what is cached")
+            return stored
+        }
+        let answer = network.info
+        var checked = stored
+        checked.checkedAt = WallClock.now()
+        let fresh = CacheEntry(url: stored.url, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
+                               lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: checked.checkedAt,
+                               checkedAt: checked.checkedAt)
+        guard stored.hasSameContent(as: fresh) else {
+            Log.cache.info("\(stored.url): changed on the server: what was cached of it is dropped")
+            store.remove(stored.url)
+            return nil
+        }
+        store.save(checked)
+        return checked
     }
 
     /// Asks the network for the gap at `offset`: up to the next cached fragment (or the range's end).

@@ -6,11 +6,18 @@ import Synchronization
 public final class DiskCache: Sendable {
     public let directory: String
     public let maxBytes: Int64
+    /// Seconds after which what the server last confirmed is checked with it again.
+    public let revalidationAge: Double
     private let opened = Mutex<Result<CacheStore, MediaError>?>(nil)
 
-    public init(directory: String = CacheStore.defaultDirectory(), maxBytes: Int64 = CacheStore.defaultMaxBytes) {
+    /// An hour: media is seldom replaced, and a check costs a request per resource.
+    public static let defaultRevalidationAge = 3600.0
+
+    public init(directory: String = CacheStore.defaultDirectory(), maxBytes: Int64 = CacheStore.defaultMaxBytes,
+                revalidationAge: Double = DiskCache.defaultRevalidationAge) {
         self.directory = directory
         self.maxBytes = maxBytes
+        self.revalidationAge = revalidationAge
     }
 
     /// The store, opened now if it was not yet; nil when it cannot be.

@@ -37,7 +37,7 @@ extension HTTPResource {
 
 extension NetworkOptions {
     /// The HTTP reader for `url`: through the disk cache when one is set.
-    func httpResource(for url: String) -> any HTTPResource {
+    public func httpResource(for url: String) -> any HTTPResource {
         guard let store = cache?.store() else { return HTTPByteSource(url: url, options: self) }
         return CachingHTTPSource(url: url, options: self, store: store)
     }

@@ -67,8 +67,10 @@ public struct BufferingOptions: Sendable, Equatable {
     /// more than just over half its frame queue): the picture shown at once and the next, so the
     /// decoder is a frame ahead when the clock starts.
     public var videoFramesToStart = 2
-    /// An audio track is playable at once on first open, and after a seek once it holds more than
-    /// a second of packets, without waiting for its frame queue to fill.
+    /// An audio track is playable on first open once its first frame is decoded (or while it has
+    /// no packet at all), and after a seek once it holds more than a second of packets, without
+    /// waiting for its frame queue to fill. The first frame is waited for because the timeline
+    /// starts at the earliest track's: sound that begins before the picture would be cut.
     public var fastStartAudio = true
     /// A stream with nothing left whose last packet lies this many seconds behind what reading
     /// has reached has ended, though the file goes on.
@@ -138,7 +140,8 @@ public enum BufferingPolicy {
             if track.kind == .video { return track.frameCount >= min(options.videoFramesToStart, track.frameCapacity / 2 + 1) }
             if track.frameCount > track.frameCapacity / 2 { return true }
             guard options.fastStartAudio else { return false }
-            return phase == .firstOpen || Double(track.packetCount) > track.packetsPerSecond
+            if phase == .firstOpen { return track.frameCount > 0 || track.packetCount == 0 }
+            return Double(track.packetCount) > track.packetsPerSecond
         case .steady:
             return bufferedDuration(track) >= requiredDuration(track, options: options)
         }
