@@ -119,7 +119,9 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
                 }
                 handOverBlock()
                 self.gap = nil
-                if gap.end == nil { return 0 }
+                // At the gap's end, what follows is cached (or the range is done); short of it,
+                // the resource itself ended.
+                guard let gapEnd = gap.end, offset >= gapEnd else { return 0 }
                 continue
             }
             closeFile()
