@@ -205,13 +205,9 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
             Log.cache.debug("\(stored.url): not revalidated (\(error.reason)): playing what is cached")
             return stored
         }
-        let answer = network.info
         var checked = stored
         checked.checkedAt = WallClock.now()
-        let fresh = CacheEntry(url: stored.url, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
-                               lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: checked.checkedAt,
-                               checkedAt: checked.checkedAt)
-        guard stored.hasSameContent(as: fresh) else {
+        guard stored.hasSameContent(as: answerEntry(for: stored.url, at: checked.checkedAt)) else {
             Log.cache.info("\(stored.url): changed on the server: what was cached of it is dropped")
             store.remove(stored.url)
             return nil
@@ -237,12 +233,16 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         noteResponse()
     }
 
+    /// What the network's last answer says of `target`, as an entry used and checked at `now`.
+    private func answerEntry(for target: String, at now: Double) -> CacheEntry {
+        let answer = network.info
+        return CacheEntry(url: target, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
+                          lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: now, checkedAt: now)
+    }
+
     /// The response's content information is kept; when it says the content changed, what was kept is dropped.
     private func noteResponse() {
-        let answer = network.info
-        let now = WallClock.now()
-        let fresh = CacheEntry(url: url, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
-                               lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: now, checkedAt: now)
+        let fresh = answerEntry(for: url, at: WallClock.now())
         if let entry, !entry.hasSameContent(as: fresh) {
             Log.cache.info("\(url): changed on the server: what was cached of it is dropped")
             fragments = []
