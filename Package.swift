@@ -73,7 +73,7 @@ let package = Package(
         ),
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
-        .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL"]),
+        .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
         .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit"]),
         .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP server for the tests: serves a folder with Range and keep-alive, and can
 drop a connection after N bytes, stall, answer a status N times, delay the first byte, and send at
-a rate that follows a schedule (a bandwidth trace). Every request goes to a JSON-lines log.
+a rate that follows a schedule (a bandwidth trace). Files carry an ETag and a Last-Modified date,
+and a request whose If-None-Match or If-Modified-Since names the file as it is gets 304. Every
+request goes to a JSON-lines log.
 
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
+import email.utils
 import json
 import os
 import signal
@@ -86,6 +89,19 @@ class Handler(BaseHTTPRequestHandler):
             self.server.log.write(json.dumps(record) + "\n")
             self.server.log.flush()
 
+    def not_modified(self, etag, modified):
+        """Whether the request's validators name the file as it is."""
+        if_none_match = self.headers.get("If-None-Match")
+        if if_none_match is not None:
+            return if_none_match.strip() == "*" or etag in [tag.strip() for tag in if_none_match.split(",")]
+        if_modified_since = self.headers.get("If-Modified-Since")
+        if if_modified_since is None:
+            return False
+        try:
+            return modified <= email.utils.parsedate_to_datetime(if_modified_since).timestamp()
+        except (TypeError, ValueError):
+            return False
+
     def answer(self):
         faults = self.server.faults
         path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
@@ -97,6 +113,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return 404, 0, "status"
         size = os.path.getsize(path)
+        modified = int(os.path.getmtime(path))
+        etag = f'"{modified}-{size}"'
+        last_modified = email.utils.formatdate(modified, usegmt=True)
+        if self.not_modified(etag, modified):
+            # As HTTP has it: If-None-Match first, and before Range.
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", last_modified)
+            self.end_headers()
+            return 304, 0, "not modified"
         first, last, status = 0, size - 1, 200
         wanted = self.headers.get("Range", "")
         if wanted.startswith("bytes="):
@@ -116,7 +142,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(last - first + 1))
         self.send_header("Accept-Ranges", "bytes")
-        self.send_header("ETag", f'"{int(os.path.getmtime(path))}-{size}"')
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", last_modified)
         if status == 206:
             self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
         self.end_headers()

@@ -29,6 +29,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var isInputFinished = false
     /// Bytes per second from the network; nil when nothing measures it.
     public var downloadSpeed: Double?
+    /// The media time the disk cache holds of a network input.
+    public var cachedRanges: [TimeRange] = []
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -60,17 +62,19 @@ public struct PropertySnapshot: Equatable, Sendable {
         bufferedBytes = status.bufferedBytes
         isInputFinished = status.isInputFinished
         downloadSpeed = status.downloadSpeed
+        cachedRanges = status.cachedRanges
     }
 
-    /// mpv's demuxer-cache-state: what is read ahead of the position, in seconds and bytes. No
-    /// range is listed as seekable: a seek reads again, nothing behind the position is kept.
+    /// mpv's demuxer-cache-state: what is read ahead of the position, in seconds and bytes. The
+    /// seekable ranges are what the disk cache holds (a seek there needs no network); a seek
+    /// reads again, nothing behind the position is kept in memory.
     var demuxerCacheState: JSONValue {
         let end = position + cacheDuration
         return .object([
             "cache-end": .number(end), "reader-pts": .number(position), "cache-duration": .number(cacheDuration),
             "fw-bytes": .number(Double(bufferedBytes)), "total-bytes": .number(Double(bufferedBytes)),
             "eof": .bool(isInputFinished), "eof-cached": .bool(isInputFinished), "bof-cached": .bool(false),
-            "underrun": .bool(isPausedForCache), "idle": .bool(isInputFinished), "seekable-ranges": .array([]),
+            "underrun": .bool(isPausedForCache), "idle": .bool(isInputFinished), "seekable-ranges": .array(cachedRanges.map { .object(["start": .number($0.start), "end": .number($0.end)]) }),
             "raw-input-rate": .number((downloadSpeed ?? 0).rounded()), "debug-ts-last": .number(end),
             "debug-low-level-seeks": .number(0), "debug-byte-level-seeks": .number(0),
         ])

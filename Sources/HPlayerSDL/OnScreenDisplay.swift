@@ -2,8 +2,9 @@ import CSDL2
 import HPlayerKit
 import Logging
 
-/// The on-screen display: a progress bar with the played and the buffered part, position /
-/// duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
+/// The on-screen display: a progress bar with the played and the buffered part and, for network
+/// media, what the disk cache holds (a blue strip along its foot, as mpv marks its cache's
+/// ranges), position / duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
 /// two seconds of quiet; always shown while paused. And the subtitles, over the bottom of the
 /// picture, white with a black outline, sized to the window.
 ///
@@ -139,6 +140,12 @@ final class OnScreenDisplay {
              on: renderer, red: 130, green: 130, blue: 130, alpha: 200)
         fill(LayoutRect(x: bar.x, y: bar.y, width: Int(Double(bar.width) * played), height: bar.height),
              on: renderer, red: 240, green: 240, blue: 240, alpha: 230)
+        // A strip along the bar's foot, over the rest, so it shows under the played part too.
+        for cached in WindowLayout.cachedSpans(status.cachedRanges, duration: duration, bar: bar) {
+            let strip = max(2, cached.height / 3)
+            fill(LayoutRect(x: cached.x, y: cached.y + cached.height - strip, width: cached.width, height: strip),
+                 on: renderer, red: 70, green: 140, blue: 230, alpha: 255)
+        }
         var text = TimeText.clock(status.position) + (status.duration.map { " / " + TimeText.clock($0) } ?? "")
         if status.playbackState == .paused { text = "Paused  " + text }
         drawText(text, alpha: 255, on: renderer, x: bar.x, bottom: bar.y - 6)

@@ -127,6 +127,18 @@ public enum WindowLayout {
         return LayoutRect(x: bar.x, y: bar.y - 2 * bar.height, width: bar.width, height: 5 * bar.height)
     }
 
+    /// The parts of the bar that stand for `ranges` of a medium of `duration` seconds; a range
+    /// narrower than a pixel still shows, one pixel wide.
+    public static func cachedSpans(_ ranges: [TimeRange], duration: Double, bar: LayoutRect) -> [LayoutRect] {
+        guard duration > 0, bar.width > 0 else { return [] }
+        return ranges.compactMap { range in
+            let start = Int((max(0, range.start) / duration * Double(bar.width)).rounded(.down))
+            let end = Int((min(duration, range.end) / duration * Double(bar.width)).rounded(.up))
+            guard end > start else { return nil }
+            return LayoutRect(x: bar.x + start, y: bar.y, width: min(end, bar.width) - start, height: bar.height)
+        }
+    }
+
     /// The fraction of the media a point on the bar stands for, 0...1.
     public static func seekFraction(x: Int, bar: LayoutRect) -> Double {
         guard bar.width > 0 else { return 0 }

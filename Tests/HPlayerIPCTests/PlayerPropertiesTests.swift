@@ -22,7 +22,7 @@ struct PlayerPropertiesTests {
         ("demuxer-cache-state", .success(.object([
             "cache-end": .number(5.75), "reader-pts": .number(3.5), "cache-duration": .number(2.25), "fw-bytes": .number(123_456),
             "total-bytes": .number(123_456), "eof": .bool(false), "eof-cached": .bool(false), "bof-cached": .bool(false),
-            "underrun": .bool(false), "idle": .bool(false), "seekable-ranges": .array([]), "raw-input-rate": .number(250_000),
+            "underrun": .bool(false), "idle": .bool(false), "seekable-ranges": .array([.object(["start": .number(0), "end": .number(4)])]), "raw-input-rate": .number(250_000),
             "debug-ts-last": .number(5.75), "debug-low-level-seeks": .number(0), "debug-byte-level-seeks": .number(0),
         ]))),
         ("cache-speed", .success(.number(250_000))),
@@ -40,6 +40,7 @@ struct PlayerPropertiesTests {
         snapshot.audioTrack = 2
         snapshot.bufferedBytes = 123_456
         snapshot.downloadSpeed = 250_000.4
+        snapshot.cachedRanges = [TimeRange(start: 0, end: 4)]
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
     }
 

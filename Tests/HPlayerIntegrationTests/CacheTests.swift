@@ -35,6 +35,17 @@ extension Playback {
             session.close()
         }
 
+        /// What the player's status says the cache in `cache` holds of `url` once prepared, and the duration.
+        static func cachedRanges(of url: String, cache: String, name: String, configure: (inout NetworkOptions) -> Void = { _ in })
+            async throws -> (ranges: [TimeRange], duration: Double) {
+            let session = PlayerSession(url: url, options: try options(cache: cache, requests: RequestLog(), configure: configure), name: name)
+            session.player.prepare()
+            try await session.waitForPrepared()
+            let status = session.player.status
+            session.close()
+            return (status.cachedRanges, status.duration ?? 0)
+        }
+
         /// The MD5 of each frame `--vo record:FOLDER` logged.
         static func recordedMD5s(_ folder: String) throws -> [String] {
             try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
@@ -57,7 +68,7 @@ extension Playback {
             #expect(offline.urls.withLock { $0 } == [])
         }
 
-        @Test("Offline replay: an HLS variant played once plays again with the server gone, frame-exact, with no request made")
+        @Test("Offline replay: an HLS variant played once plays again with the server gone, frame-exact, with no request made; the status shows all of it cached")
         func offlineHLS() async throws {
             let folder = try HLSPlayback.ladder.get()
             let cache = Fixtures.newFolder("cache-hls")
@@ -71,6 +82,10 @@ extension Playback {
             try await session.playToEnd()
             #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
             #expect(offline.urls.withLock { $0 } == [])
+            // Every segment is cached: the progress bar shows the whole variant.
+            let cached = try await Self.cachedRanges(of: url, cache: cache, name: "cache-hls-ranges", configure: configure)
+            #expect(cached.ranges.count == 1 && cached.ranges.first?.start == 0
+                    && abs((cached.ranges.first?.end ?? 0) - cached.duration) < 0.1, "\(cached)")
         }
 
         @Test("hplayer cache prefetch downloads the variant --hls-bitrate picks; with the server gone it then plays frame-exact, with no request")
@@ -91,7 +106,7 @@ extension Playback {
             #expect(offline.urls.withLock { $0 } == [])
         }
 
-        @Test("Partial, then whole: a run quit early keeps what it fetched, and the next fetches only the rest (the server sent at most 1.15x the file), frame-exact")
+        @Test("Partial, then whole: a run quit early keeps what it fetched (the status shows it cached from the start), and the next fetches only the rest (the server sent at most 1.15x the file), frame-exact; then all of it shows cached")
         func partialThenWhole() async throws {
             let clip = try NetworkPlayback.clip("mkv")
             let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
@@ -106,15 +121,21 @@ extension Playback {
             let firstRequests = server.requests.count
             let afterFirst = server.requests.reduce(0) { $0 + $1.bytes }
             #expect(afterFirst < size, "the first run should have fetched part of the file only")
+            // What the progress bar shows: the file's start, as far as the first run kept of it.
+            let partly = try await Self.cachedRanges(of: url, cache: cache, name: "cache-partly")
+            #expect(partly.ranges.count == 1 && partly.ranges.first?.start == 0
+                    && (partly.ranges.first?.end ?? 0) > 0 && (partly.ranges.first?.end ?? 0) < partly.duration, "\(partly)")
             let second = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog()), name: "cache-second")
             try await second.playToEnd(timeout: 60)
             #expect(second.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(clip)))
             let total = server.requests.reduce(0) { $0 + $1.bytes }
             #expect(Double(total) <= 1.15 * Double(size),
                     "the server sent \(total) bytes for a file of \(size): \(server.requests.map { "\($0.range) \($0.bytes) \($0.outcome)" })")
-            let later = server.requests.dropFirst(firstRequests).map(\.range)
+            let later = server.requests.dropFirst(firstRequests).filter { $0.status != 304 }.map(\.range)
             #expect(!later.isEmpty && later.allSatisfy { $0.hasPrefix("bytes=") && !$0.hasPrefix("bytes=0-") },
                     "the second run asks only for ranges past what the first kept: \(later)")
+            let whole = try await Self.cachedRanges(of: url, cache: cache, name: "cache-whole")
+            #expect(whole.ranges == [TimeRange(start: 0, end: whole.duration)], "\(whole)")
         }
 
         @Test("Offline with part of a file cached: the cached part plays, and playback ends there with 'not cached, and the network is unreachable', exit 1")
@@ -191,7 +212,7 @@ extension Playback {
             #expect(local.status == 0 && !FileManager.default.fileExists(atPath: unused), "\(local.stderr)")
         }
 
-        @Test("A changed file (the server swaps it: a new ETag): checked again once old enough, what was cached is dropped, and the new content plays, frame-exact")
+        @Test("A changed file (the server swaps it: a new ETag): checked again once old enough with If-None-Match, what was cached is dropped, and the new content plays, frame-exact; unchanged, the check is answered 304 and nothing else is fetched")
         func changedFile() async throws {
             let root = Fixtures.newFolder("cache-changed")
             let before = try NetworkPlayback.clip("mkv")
@@ -201,22 +222,34 @@ extension Playback {
             let cache = Fixtures.newFolder("cache-changed-store")
             let server = try FaultServer(root: root)
             let url = server.url("media.mkv")
+            // The fault server's ETag: "mtime-size".
+            func entityTag() throws -> String {
+                let attributes = try FileManager.default.attributesOfItem(atPath: root + "/media.mkv")
+                let modified = Int((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+                return "\"\(modified)-\((attributes[.size] as? Int) ?? 0)\""
+            }
             // Every entry counts as old: each opening checks it with the server.
             try await PlayerSession(url: url, options: Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-before").playToEnd()
+            let oldTag = try entityTag()
             try FileManager.default.removeItem(atPath: root + "/media.mkv")
             try FileManager.default.copyItem(atPath: after, toPath: root + "/media.mkv")
+            var seen = server.requests.count
             let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-after")
             try await session.playToEnd()
             #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(after)))
-            // Unchanged, it is checked (a one-byte range) and played from the cache.
-            let checked = server.requests.count
+            let check = server.requests.dropFirst(seen).first
+            #expect(check?.headers["if-none-match"] == oldTag && check?.status == 206, "\(String(describing: check))")
+            // Unchanged, it is checked with its ETag, answered 304, and played from the cache.
+            seen = server.requests.count
             let again = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog(), revalidationAge: 0), name: "cache-again")
             try await again.playToEnd()
             #expect(again.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s(after)))
-            #expect(server.requests.dropFirst(checked).map(\.range) == ["bytes=0-0"])
+            let requests = server.requests.dropFirst(seen)
+            #expect(requests.map(\.status) == [304], "\(requests.map { ($0.status, $0.range) })")
+            #expect(requests.first?.headers["if-none-match"] == (try entityTag()))
         }
 
-        @Test("Two players at once on one URL and one cache: both frame-exact, and the cache verifies afterwards")
+        @Test("Two players at once on one URL and one cache: both frame-exact, no byte kept twice (one writer per range), the cache verifies afterwards, and it replays offline")
         func twoPlayers() throws {
             let clip = try NetworkPlayback.clip("mkv")
             let size = try Data(contentsOf: URL(fileURLWithPath: clip)).count
@@ -231,6 +264,22 @@ extension Playback {
             for folder in folders { #expect(try Self.recordedMD5s(folder) == (try Fixtures.frameMD5s(clip))) }
             let verified = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache])
             #expect(verified.status == 0 && verified.stdout.isEmpty, "\(verified.stdout)")
+            // One writer per range: no byte is kept twice.
+            #expect(Self.keptBytes(cache) <= size, "\(Self.keptBytes(cache)) bytes kept of a \(size)-byte file")
+            // And nothing is missing: it replays with the server gone.
+            server.stop()
+            let offline = Fixtures.newFolder("cache-two-offline")
+            let replayed = try Command.run([Command.hplayer, url, "--vo", "record:\(offline)", "--ao", "null", "--untimed", "--no-status",
+                                            "--cache-dir", cache], timeout: 60)
+            #expect(replayed.status == 0, "\(replayed.stderr)")
+            #expect(try Self.recordedMD5s(offline) == (try Fixtures.frameMD5s(clip)))
+        }
+
+        /// The bytes in the fragment files of the cache in `cache`.
+        static func keptBytes(_ cache: String) -> Int {
+            let data = cache + "/data"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: data)) ?? []).filter { $0.hasSuffix(".frag") }
+                .reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: "\(data)/\($1)")[.size] as? Int) ?? 0) }
         }
 
         @Test("Eviction: five media through a cache smaller than their total leave it at or under its limit, the least recently used gone first")
@@ -250,9 +299,7 @@ extension Playback {
                                               "--untimed", "--no-status", "--cache-dir", cache, "--cache-max-bytes", "\(limit)"], timeout: 60)
                 #expect(played.status == 0, "\(played.stderr)")
             }
-            let data = cache + "/data"
-            let kept = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.hasSuffix(".frag") }
-                .reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: "\(data)/\($1)")[.size] as? Int) ?? 0) }
+            let kept = Self.keptBytes(cache)
             #expect(kept <= limit, "\(kept) bytes kept against a limit of \(limit)")
             let listed = try Command.run([Command.hplayer, "cache", "ls", "--cache-dir", cache]).stdout
             let present = clips.map { listed.contains((($0 as NSString).lastPathComponent)) }

@@ -304,4 +304,50 @@ import Testing
             }
         }
     }
+
+    @Test func aRangeIsClaimedByOneStoreAtATime() async throws {
+        try await Self.withCache { store in
+            let other = try CacheStore(directory: store.directory, maxBytes: store.maxBytes)
+            let first = store.claim(ByteRange(start: 0, end: 100), of: Self.url)
+            #expect(first.map(\.range) == [ByteRange(start: 0, end: 100)])
+            // The other gets only what the first did not claim; another URL is free.
+            #expect(other.claim(ByteRange(start: 50, end: 150), of: Self.url).map(\.range) == [ByteRange(start: 100, end: 150)])
+            #expect(other.claim(ByteRange(start: 0, end: 10), of: Self.url + "?2").map(\.range) == [ByteRange(start: 0, end: 10)])
+            // A store's own claims count too: its second reader of those bytes keeps none of them.
+            #expect(store.claim(ByteRange(start: 0, end: 50), of: Self.url).isEmpty)
+            store.releaseClaims(first)
+            #expect(other.claim(ByteRange(start: 0, end: 100), of: Self.url).map(\.range) == [ByteRange(start: 0, end: 100)])
+        }
+    }
+
+    @Test func theClaimsOfAStoreThatIsGoneAreStale() async throws {
+        try await Self.withCache { store in
+            do {
+                // Never released: as a process killed while fetching leaves them.
+                let gone = try CacheStore(directory: store.directory, maxBytes: store.maxBytes)
+                withExtendedLifetime(gone) {
+                    #expect(gone.claim(ByteRange(start: 0, end: .max), of: Self.url).count == 1)
+                    #expect(store.claim(ByteRange(start: 0, end: 10), of: Self.url).isEmpty)
+                }
+            }
+            #expect(store.claim(ByteRange(start: 0, end: 10), of: Self.url).map(\.range) == [ByteRange(start: 0, end: 10)])
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: store.directory + "/owners"))?.count == 1)
+        }
+    }
+
+    @Test func holdsTellsWhetherEveryByteOfARangeOrAResourceIsCached() async throws {
+        try await Self.withCache { store in
+            store.save(Self.entry)  // 1000 bytes
+            try Self.commit(store, offset: 0, Self.bytes(400))
+            try Self.commit(store, offset: 400, Self.bytes(600))
+            let other = "https://example.com/other.ts"
+            store.save(CacheEntry(url: other, contentLength: 100))
+            try Self.commit(store, other, offset: 0, Self.bytes(50))
+            let held = store.holds([
+                (Self.url, nil), (Self.url, ByteRange(start: 100, end: 900)), (other, nil), (other, ByteRange(start: 0, end: 50)),
+                (other, ByteRange(start: 40, end: 60)), ("https://example.com/none.ts", nil),
+            ])
+            #expect(held == [true, true, false, true, false, false])
+        }
+    }
 }

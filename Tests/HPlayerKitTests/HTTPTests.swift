@@ -32,6 +32,18 @@ import Testing
     }
 }
 
+@Suite struct RevalidationTests {
+    @Test("A conditional request sends the ETag where known, else the Last-Modified date, else nothing", arguments: [
+        ("\"abc\"" as String?, "Mon, 23 Nov 2026 10:00:00 GMT" as String?, ["If-None-Match: \"abc\""]),
+        ("W/\"weak\"", nil, ["If-None-Match: W/\"weak\""]),
+        (nil, "Mon, 23 Nov 2026 10:00:00 GMT", ["If-Modified-Since: Mon, 23 Nov 2026 10:00:00 GMT"]),
+        (nil, nil, []),
+    ] as [(String?, String?, [String])])
+    func conditionFields(entityTag: String?, lastModified: String?, fields: [String]) {
+        #expect(Revalidation.conditionFields(entityTag: entityTag, lastModified: lastModified) == fields)
+    }
+}
+
 @Suite struct TransferRetryTests {
     @Test("Which failures are tried again, after how long, and when the policy gives up", arguments: [
         // A drop mid-body: five tries, the wait doubling.

@@ -1,4 +1,5 @@
 import HPlayerSDL
+import HPlayerKit
 import Testing
 
 @Suite struct WindowGeometryTests {
@@ -71,5 +72,15 @@ import Testing
         #expect(hits.contains(x: 400, y: 575))
         #expect(!hits.contains(x: 400, y: 300), "the middle of the picture")
         #expect(!hits.contains(x: 10, y: 575), "the margin")
+    }
+
+    @Test func theCachedRangesOnTheProgressBar() {
+        let bar = LayoutRect(x: 20, y: 570, width: 760, height: 10)
+        let spans = WindowLayout.cachedSpans([TimeRange(start: 0, end: 2.5), TimeRange(start: 5, end: 10)], duration: 10, bar: bar)
+        #expect(spans == [LayoutRect(x: 20, y: 570, width: 190, height: 10), LayoutRect(x: 400, y: 570, width: 380, height: 10)])
+        // A sliver still shows; a range past the end stops at the bar's end; no duration, nothing.
+        #expect(WindowLayout.cachedSpans([TimeRange(start: 5, end: 5.001)], duration: 10, bar: bar) == [LayoutRect(x: 400, y: 570, width: 1, height: 10)])
+        #expect(WindowLayout.cachedSpans([TimeRange(start: 9, end: 12)], duration: 10, bar: bar) == [LayoutRect(x: 704, y: 570, width: 76, height: 10)])
+        #expect(WindowLayout.cachedSpans([TimeRange(start: 0, end: 1)], duration: 0, bar: bar).isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The disk cache: byte ranges of URLs kept in files under `directory/data`, indexed by an
 /// SQLite database, `directory/index.sqlite`, which several processes may share.
@@ -16,6 +17,10 @@ public final class CacheStore: Sendable {
     public let directory: String
     public let maxBytes: Int64
     private let files: FragmentDirectory
+    /// DIR/owners: the lock files of the processes that hold range claims.
+    private let owners: String
+    /// This store's mark for its range claims, made at its first claim.
+    private let owner = Mutex<CacheOwner?>(nil)
     /// Held for each use of the connection, which is not thread-safe.
     private let index: Locked<SQLiteDatabase>
 
@@ -41,6 +46,7 @@ public final class CacheStore: Sendable {
         self.directory = directory
         self.maxBytes = maxBytes
         files = FragmentDirectory(path: directory + "/data")
+        owners = directory + "/owners"
         try Self.makeDirectories(directory)
         let database: SQLiteDatabase
         do {
@@ -105,9 +111,7 @@ public final class CacheStore: Sendable {
     /// Sorted by offset.
     public func fragments(for url: String) -> [CachedFragment] {
         withIndex("read the fragments of \(url)", fallback: []) { database throws(SQLiteError) in
-            try database.query("SELECT offset, length, file FROM fragments WHERE url = ? ORDER BY offset, id", [.text(url)]) { row in
-                fragment(from: row, column: 0)
-            }.compactMap { $0 }
+            try fragments(of: url, in: database)
         }
     }
 
@@ -172,13 +176,89 @@ public final class CacheStore: Sendable {
     public func removeAll() {
         withIndex("empty the cache", fallback: ()) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) in
-                try database.execute("DELETE FROM fragments; DELETE FROM entries")
+                try database.execute("DELETE FROM fragments; DELETE FROM entries; DELETE FROM claims")
                 // Under the write lock no other process publishes a fragment, so every file
                 // can go but a temporary one still being written.
                 do throws(MediaError) {
                     try files.removeAll()
                 } catch {
                     Log.cache.warning("cannot empty \(error.input): \(error.reason)")
+                }
+            }
+        }
+    }
+
+    /// For each URL and byte range (nil: the whole resource), whether the cache holds every
+    /// byte of it: one read of the index for them all (the segments of a playlist).
+    public func holds(_ wanted: [(url: String, range: ByteRange?)]) -> [Bool] {
+        withIndex("read what is cached", fallback: wanted.map { _ in false }) { database throws(SQLiteError) in
+            var known: [String: (entry: CacheEntry?, fragments: [CachedFragment])] = [:]
+            return try wanted.map { item throws(SQLiteError) in
+                if known[item.url] == nil {
+                    let entry = try Self.entry(for: item.url, in: database)
+                    known[item.url] = (entry, entry == nil ? [] : try fragments(of: item.url, in: database))
+                }
+                let (entry, fragments) = known[item.url]!
+                guard let entry, let range = item.range ?? entry.contentLength.map({ ByteRange(start: 0, end: $0) }),
+                      range.end > range.start else { return false }
+                return FragmentCoverage.pieces(offset: range.start, length: range.end - range.start, contentLength: entry.contentLength,
+                                               fragments: fragments).allSatisfy { if case .cached = $0 { true } else { false } }
+            }
+        }
+    }
+
+    /// Claims for this store's writers the parts of `range` of `url` that no live writer claims
+    /// (this store's other readers included): what it may keep of what it fetches there. Another
+    /// writer's claim whose owner has died (its lock file is free) is dropped first. Where the
+    /// index cannot be asked, the whole range comes back unclaimed (id nil): a range kept twice
+    /// only costs space. Release with `releaseClaims`.
+    public func claim(_ range: ByteRange, of url: String) -> [RangeClaim] {
+        let unchecked = [RangeClaim(id: nil, range: range)]
+        let name: String
+        do {
+            name = try owner.withLock { owner throws(MediaError) in
+                if owner == nil { owner = try CacheOwner(folder: owners) }
+                return owner!.name
+            }
+        } catch {
+            Log.cache.debug("\(error.input): \(error.reason): caching without range claims")
+            return unchecked
+        }
+        return withIndex("claim a range of \(url)", fallback: unchecked) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) -> [RangeClaim] in
+                let rows = try database.query("SELECT offset, end_offset, owner FROM claims WHERE url = ? AND offset < ? AND end_offset > ?",
+                                              [.text(url), .integer(range.end), .integer(range.start)]) { row in
+                    (range: ByteRange(start: row.integer(0) ?? 0, end: row.integer(1) ?? 0), owner: row.text(2) ?? "")
+                }
+                var held: [ByteRange] = []
+                var dead: Set<String> = []
+                for row in rows where !dead.contains(row.owner) {
+                    if row.owner == name || CacheOwner.isAlive(row.owner, in: owners) {
+                        held.append(row.range)
+                    } else {
+                        dead.insert(row.owner)
+                    }
+                }
+                for stale in dead {
+                    try database.run("DELETE FROM claims WHERE owner = ?", [.text(stale)])
+                }
+                return try RangeClaims.unclaimed(range, held: held).map { free throws(SQLiteError) in
+                    try database.run("INSERT INTO claims (url, offset, end_offset, owner) VALUES (?, ?, ?, ?)",
+                                     [.text(url), .integer(free.start), .integer(free.end), .text(name)])
+                    return RangeClaim(id: database.lastInsertedRowID, range: free)
+                }
+            }
+        }
+    }
+
+    /// Ends claims made by `claim`: other writers may keep those bytes from now on.
+    public func releaseClaims(_ claims: [RangeClaim]) {
+        let ids = claims.compactMap(\.id)
+        guard !ids.isEmpty else { return }
+        withIndex("release range claims", fallback: ()) { database throws(SQLiteError) in
+            try database.writeTransaction { () throws(SQLiteError) in
+                for id in ids {
+                    try database.run("DELETE FROM claims WHERE id = ?", [.integer(id)])
                 }
             }
         }
@@ -344,6 +424,19 @@ public final class CacheStore: Sendable {
         CREATE INDEX fragments_by_url ON fragments (url);
         """
 
+    /// Range claims are only meaningful while their owners live: the table is made where an
+    /// index lacks it, with no change of version.
+    private static let claimsTable = """
+        CREATE TABLE IF NOT EXISTS claims (
+            id INTEGER PRIMARY KEY,
+            url TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            end_offset INTEGER NOT NULL,
+            owner TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS claims_by_url ON claims (url);
+        """
+
     private static func openIndex(in directory: String) throws(IndexFailure) -> SQLiteDatabase {
         do {
             try FragmentDirectory(path: directory + "/data").create()
@@ -364,10 +457,12 @@ public final class CacheStore: Sendable {
             version = try database.writeTransaction { () throws(SQLiteError) -> Int64 in
                 let hasMeta: [Void] = try database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") { _ in () }
                 guard !hasMeta.isEmpty else {
-                    try database.execute(schema)
+                    try database.execute(schema + claimsTable)
                     return schemaVersion
                 }
-                return try database.query("SELECT value FROM meta WHERE name = 'schema_version'") { $0.integer(0) ?? 0 }.first ?? 0
+                let version = try database.query("SELECT value FROM meta WHERE name = 'schema_version'") { $0.integer(0) ?? 0 }.first ?? 0
+                if version == schemaVersion { try database.execute(claimsTable) }
+                return version
             }
         } catch {
             throw error.isBusy ? .busy(error.message) : .unusable(error.message)
@@ -400,6 +495,13 @@ public final class CacheStore: Sendable {
         CacheEntry(url: row.text(0) ?? "", contentLength: row.integer(1), mimeType: row.text(2), entityTag: row.text(3),
                    lastModified: row.text(4), acceptsRanges: row.integer(5) != 0, lastUsed: row.real(6) ?? 0,
                    checkedAt: row.real(7) ?? 0)
+    }
+
+    /// The fragments of `url`, sorted by offset.
+    private func fragments(of url: String, in database: SQLiteDatabase) throws(SQLiteError) -> [CachedFragment] {
+        try database.query("SELECT offset, length, file FROM fragments WHERE url = ? ORDER BY offset, id", [.text(url)]) { row in
+            fragment(from: row, column: 0)
+        }.compactMap { $0 }
     }
 
     /// Offset, length and file name from `column` on; nil for a name that is not a fragment file's.

@@ -3,10 +3,10 @@
 /// bytes; past the bound a block is not cached (playback never waits on the disk). The first
 /// write error (a full disk, `ulimit -f`) is one warning, and nothing more is cached by this writer.
 final class CacheWriter: @unchecked Sendable {
-    private struct Block {
-        let url: String
-        let offset: Int64
-        let bytes: [UInt8]
+    private enum Job {
+        case fragment(url: String, offset: Int64, bytes: [UInt8])
+        /// Claims whose blocks are all queued before this: released once those are committed.
+        case release([RangeClaim])
     }
 
     private let store: CacheStore
@@ -14,7 +14,7 @@ final class CacheWriter: @unchecked Sendable {
     private var inUse: Set<String> = []
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var queue: [Block] = []
+    private var queue: [Job] = []
     private var queuedBytes = 0
     private var isStopping = false
     private var hasFailed = false
@@ -36,8 +36,18 @@ final class CacheWriter: @unchecked Sendable {
                 Log.cache.debug("\(url): the cache writer is behind; bytes \(offset)+\(bytes.count) not cached")
                 return
             }
-            queue.append(Block(url: url, offset: offset, bytes: bytes))
+            queue.append(.fragment(url: url, offset: offset, bytes: bytes))
             queuedBytes += bytes.count
+            lock.broadcast()
+        }
+    }
+
+    /// Queues the release of `claims`, after the blocks queued so far (always done, even after a
+    /// write error: another writer may then keep those bytes).
+    func release(_ claims: [RangeClaim]) {
+        guard !claims.isEmpty else { return }
+        lock.withLock {
+            queue.append(.release(claims))
             lock.broadcast()
         }
     }
@@ -53,33 +63,44 @@ final class CacheWriter: @unchecked Sendable {
 
     private func run() {
         while true {
-            let block: Block? = lock.withLock {
+            let job: Job? = lock.withLock {
                 while queue.isEmpty, !isStopping { lock.wait() }
                 guard !queue.isEmpty else { return nil }
                 let first = queue.removeFirst()
-                queuedBytes -= first.bytes.count
+                if case let .fragment(_, _, bytes) = first { queuedBytes -= bytes.count }
                 return first
             }
-            guard let block else { break }
-            inUse.insert(block.url)
-            var failure: MediaError?
-            block.bytes.withUnsafeBytes { bytes in
-                do throws(MediaError) {
-                    try store.commitFragment(url: block.url, offset: block.offset, bytes: bytes)
-                } catch {
-                    failure = error
-                }
+            switch job {
+            case nil:
+                return
+            case let .release(claims):
+                store.releaseClaims(claims)
+            case let .fragment(url, offset, bytes):
+                write(url: url, offset: offset, bytes: bytes)
             }
-            if let failure {
-                Log.cache.warning("\(failure.input): \(failure.reason); playing on without caching")
-                lock.withLock {
-                    hasFailed = true
-                    queue.removeAll()
-                    queuedBytes = 0
-                }
-                continue
+        }
+    }
+
+    private func write(url: String, offset: Int64, bytes: [UInt8]) {
+        inUse.insert(url)
+        var failure: MediaError?
+        bytes.withUnsafeBytes { bytes in
+            do throws(MediaError) {
+                try store.commitFragment(url: url, offset: offset, bytes: bytes)
+            } catch {
+                failure = error
             }
+        }
+        guard let failure else {
             store.evict(inUse: inUse)
+            return
+        }
+        Log.cache.warning("\(failure.input): \(failure.reason); playing on without caching")
+        lock.withLock {
+            hasFailed = true
+            // Releases still to come are kept.
+            queue.removeAll { if case .fragment = $0 { true } else { false } }
+            queuedBytes = 0
         }
     }
 }

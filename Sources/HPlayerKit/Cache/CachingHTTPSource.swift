@@ -15,6 +15,8 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     private let store: CacheStore
     private let revalidationAge: Double
     private var writer: CacheWriter?
+    /// What the cache holds of the file opened with `open(at:)` (a progressive download).
+    public let cacheMap: CacheMap?
 
     // The read thread's own.
     private var use = CacheUse.store
@@ -28,6 +30,9 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     private var file: (descriptor: Int32, fragment: CachedFragment)?
     /// The gap the network transfer is reading (`end` nil: to the resource's end).
     private var gap: (start: Int64, end: Int64?)?
+    /// The parts of the gap this reader claimed, sorted: what it keeps of it. Another player
+    /// fetching the same bytes at once keeps the rest (one writer per range).
+    private var claims: [RangeClaim] = []
     /// Bytes received whole from `blockStart` on, not handed to the writer yet.
     private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: CachingHTTPSource.blockSize, alignment: 16)
     private var blockCount = 0
@@ -41,6 +46,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         self.store = store
         revalidationAge = options.cache?.revalidationAge ?? DiskCache.defaultRevalidationAge
         network = HTTPByteSource(url: url, options: options)
+        cacheMap = CacheMap(store: store)
     }
 
     deinit {
@@ -59,13 +65,14 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     public func cancel() { network.cancel() }
 
     public func open(at offset: Int64) throws(MediaError) {
+        cacheMap?.setLayout(.bytes(url: url))
         try open(url: url, at: offset, length: nil, isContinuation: false, caching: .store)
     }
 
     public func open(url newURL: String, at offset: Int64, length: Int64?, isContinuation: Bool, caching: CacheUse) throws(MediaError) {
         handOverBlock()
         closeFile()
-        gap = nil
+        endGap()
         url = newURL
         self.offset = offset
         end = length.map { offset + $0 }
@@ -118,7 +125,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
                     return count
                 }
                 handOverBlock()
-                self.gap = nil
+                endGap()
                 // At the gap's end, what follows is cached (or the range is done); short of it,
                 // the resource itself ended.
                 guard let gapEnd = gap.end, offset >= gapEnd else { return 0 }
@@ -148,7 +155,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         if let gap, target >= gap.start, gap.end.map({ target < $0 }) ?? true {
             try network.seek(to: target)
         } else {
-            gap = nil
+            endGap()
             // Our own blocks may have been committed since the opening.
             fragments = store.fragments(for: url)
         }
@@ -176,8 +183,8 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     /// committed.
     public func close() {
         network.close()
-        gap = nil
         handOverBlock()
+        endGap()
         closeFile()
         writer?.stop()
         writer = nil
@@ -194,20 +201,22 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     }
 
     /// `stored`, or nil when the server now has other content (what was kept is then dropped).
-    /// Checked when the server last confirmed it longer ago than the revalidation age: by its
-    /// first byte's answer, whose length and validators are compared. A server that cannot be
-    /// reached leaves the cache as it is: offline, it plays.
+    /// Checked when the server last confirmed it longer ago than the revalidation age, by a
+    /// conditional request (If-None-Match, else If-Modified-Since): 304 keeps it; any other answer
+    /// has its length and validators compared. A server that cannot be reached leaves the cache
+    /// as it is: offline, it plays.
     private func revalidate(_ stored: CacheEntry) -> CacheEntry? {
         guard WallClock.now() - stored.checkedAt >= revalidationAge else { return stored }
+        let answer: Revalidation
         do {
-            try network.open(url: stored.url, at: 0, length: 1, isContinuation: false)
+            answer = try network.revalidate(url: stored.url, entityTag: stored.entityTag, lastModified: stored.lastModified)
         } catch {
             Log.cache.debug("\(stored.url): not revalidated (\(error.reason)): playing what is cached")
             return stored
         }
         var checked = stored
         checked.checkedAt = WallClock.now()
-        guard stored.hasSameContent(as: answerEntry(for: stored.url, at: checked.checkedAt)) else {
+        if case let .answered(info) = answer, !stored.hasSameContent(as: Self.entry(for: stored.url, info: info, at: checked.checkedAt)) {
             Log.cache.info("\(stored.url): changed on the server: what was cached of it is dropped")
             store.remove(stored.url)
             return nil
@@ -231,18 +240,30 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         }
         gap = (offset, gapEnd)
         noteResponse()
+        claims = store.claim(ByteRange(start: offset, end: gapEnd ?? .max), of: url)
     }
 
-    /// What the network's last answer says of `target`, as an entry used and checked at `now`.
-    private func answerEntry(for target: String, at now: Double) -> CacheEntry {
-        let answer = network.info
-        return CacheEntry(url: target, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
-                          lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: now, checkedAt: now)
+    /// The transfer's gap is done with; its claims end once what was kept of it is committed.
+    private func endGap() {
+        gap = nil
+        guard !claims.isEmpty else { return }
+        if let writer {
+            writer.release(claims)
+        } else {
+            store.releaseClaims(claims)
+        }
+        claims = []
+    }
+
+    /// What an answer's head says of `target`, as an entry used and checked at `now`.
+    private static func entry(for target: String, info answer: ByteSourceInfo, at now: Double) -> CacheEntry {
+        CacheEntry(url: target, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
+                   lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: now, checkedAt: now)
     }
 
     /// The response's content information is kept; when it says the content changed, what was kept is dropped.
     private func noteResponse() {
-        let fresh = answerEntry(for: url, at: WallClock.now())
+        let fresh = Self.entry(for: url, info: network.info, at: WallClock.now())
         if let entry, !entry.hasSameContent(as: fresh) {
             Log.cache.info("\(url): changed on the server: what was cached of it is dropped")
             fragments = []
@@ -297,10 +318,15 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         }
     }
 
+    /// Hands the block to the writer: the parts of it this reader claimed.
     private func handOverBlock() {
         defer { blockCount = 0 }
         guard blockCount > 0, use == .store, entry != nil else { return }
-        if writer == nil { writer = CacheWriter(store: store) }
-        writer?.commit(url: url, offset: blockStart, bytes: Array(block[..<blockCount]))
+        let received = ByteRange(start: blockStart, end: blockStart + Int64(blockCount))
+        for part in RangeClaims.owned(received, claimed: claims.map(\.range)) {
+            if writer == nil { writer = CacheWriter(store: store) }
+            let start = Int(part.start - blockStart), end = Int(part.end - blockStart)
+            writer?.commit(url: url, offset: part.start, bytes: Array(block[start..<end]))
+        }
     }
 }

@@ -70,6 +70,9 @@ final class SQLiteDatabase {
         guard sqlite3_exec(connection, sql, nil, nil, nil) == SQLITE_OK else { throw lastError() }
     }
 
+    /// The row id the last INSERT on this connection gave.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+
     /// Runs one statement with `values` bound to its parameters, in order.
     func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
         _ = try query(sql, values) { _ in () }

@@ -24,6 +24,8 @@ final class InputContainer: @unchecked Sendable {
     private var pipeDescriptor: Int32 = -1
     /// What libavformat reads through instead of its own protocols, when given.
     private let byteSource: ByteSource?
+    /// What of the input the disk cache holds; from any thread.
+    var cacheMap: CacheMap? { byteSource?.cacheMap }
     /// The HLS client left the playlist to libavformat (the opening thread's).
     private var leftToLibavformat = false
     private var io: ByteSourceIO?

@@ -99,11 +99,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     public private(set) var audioRenditionURL: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     public private(set) var variants: [VariantInfo]?
+    /// What the disk cache holds of the variant playing.
+    public let cacheMap: CacheMap?
 
     public init(url: String, options: NetworkOptions = NetworkOptions()) {
         self.url = url
         self.options = options
         http = options.httpResource(for: url)
+        cacheMap = options.cache?.store().map { CacheMap(store: $0) }
     }
 
     deinit { scratch.deallocate() }
@@ -147,6 +150,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard unsupportedFeature == nil else { return }
         isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
+        publishCacheLayout()
         try startSegment(at: firstSegmentIndex())
     }
 
@@ -332,6 +336,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             Log.network.info("\(url): the first segment came at \(DecimalText.fixed(throughput / 1_000_000, places: 1)) Mb/s: variant \(target + 1) from here")
             (playlistURL, playlist, variantIndex) = (targetURL, media, target)
             noteVariant()
+            publishCacheLayout()
             return found
         } catch {
             Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
@@ -385,6 +390,20 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private func noteVariant() {
         guard let variant = master?.variants[variantIndex] else { return }
         options.monitor?.note(.variant(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height))
+    }
+
+    /// The variant playing, as the cache map shows it: its segments' URLs and times (none for a
+    /// live playlist, whose segments are not kept).
+    private func publishCacheLayout() {
+        guard let cacheMap else { return }
+        guard !playlist.isLive else { return cacheMap.setLayout(nil) }
+        var start = 0.0
+        cacheMap.setLayout(.segments(playlist.segments.map { segment in
+            defer { start += segment.duration }
+            return SegmentSpan(url: HLSURL.resolve(segment.uri, against: playlistURL),
+                               byteRange: segment.byteRange.map { ByteRange(start: $0.offset, end: $0.offset + $0.length) },
+                               start: start, duration: segment.duration)
+        }))
     }
 
     private func finish() {

@@ -14,10 +14,13 @@ public protocol ByteSource: AnyObject, Sendable {
     /// Done with: a connection is let go, and what is kept of the bytes (the disk cache's) is
     /// finished. Once nothing reads any more (the read thread has ended).
     func close()
+    /// What of the input the disk cache holds, for showing; nil when it is not read through the cache.
+    var cacheMap: CacheMap? { get }
 }
 
 extension ByteSource {
     public func close() {}
+    public var cacheMap: CacheMap? { nil }
 }
 
 /// What a byte source knows of its bytes: for FFmpeg (the size), and for a cache to keep with

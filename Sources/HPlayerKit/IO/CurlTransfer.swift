@@ -11,7 +11,10 @@ final class CurlTransfer: @unchecked Sendable {
     let receiver = TransferReceiver()
     private let multi: UnsafeMutableRawPointer
     private let easy: UnsafeMutableRawPointer
+    private let headerFields: [String]
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The header fields with one request's own added (a conditional request's), while it is set.
+    private var requestHeaderList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private var isActive = false
     private let monitor: NetworkMonitor?
@@ -39,6 +42,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         self.url = url
         monitor = options.monitor
+        headerFields = options.headerFields
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(url: url, options: options)
     }
@@ -48,6 +52,7 @@ final class CurlTransfer: @unchecked Sendable {
         curl_easy_cleanup(easy)
         curl_multi_cleanup(multi)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(requestHeaderList)
         errorBuffer.deallocate()
     }
 
@@ -91,9 +96,11 @@ final class CurlTransfer: @unchecked Sendable {
         _ = hp_curl_set_string(easy, CURLOPT_URL, url)
     }
 
-    /// Asks for the resource from byte `position` on, up to (not including) `end` when given.
-    func start(at position: Int64, end: Int64? = nil) {
+    /// Asks for the resource from byte `position` on, up to (not including) `end` when given,
+    /// with `extraFields` added to this request's header.
+    func start(at position: Int64, end: Int64? = nil, extraFields: [String] = []) {
         stop()
+        setRequestFields(extraFields)
         errorBuffer[0] = 0
         receiver.begin(at: position)
         reportedArrived = 0
@@ -105,6 +112,16 @@ final class CurlTransfer: @unchecked Sendable {
             request = NetworkRequest(startedAt: MonotonicClock.now(), url: url, range: range, status: 0, bytes: 0, seconds: 0,
                                      outcome: .stopped)
         }
+    }
+
+    /// The handle sends the options' header fields, and `extra` with them; no transfer is active.
+    private func setRequestFields(_ extra: [String]) {
+        guard !extra.isEmpty || requestHeaderList != nil else { return }
+        let previous = requestHeaderList
+        requestHeaderList = nil
+        for field in extra.isEmpty ? [] : headerFields + extra { requestHeaderList = curl_slist_append(requestHeaderList, field) }
+        _ = hp_curl_set_pointer(easy, CURLOPT_HTTPHEADER, requestHeaderList ?? headerList)
+        curl_slist_free_all(previous)
     }
 
     /// Ends the transfer in flight, if any; a connection cut mid-body is not reused.

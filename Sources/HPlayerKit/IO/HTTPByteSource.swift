@@ -56,16 +56,7 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
                      caching: CacheUse = .bypass) throws(MediaError) {
         url = newURL
         end = length.map { offset + $0 }
-        let made: CurlTransfer
-        if let current {
-            current.stop()
-            current.retarget(url: newURL)
-            made = current
-        } else {
-            made = try CurlTransfer(url: newURL, options: options)
-            current = made
-            transfer.withLock { $0 = made }
-        }
+        let made = try transfer(to: newURL)
         info = ByteSourceInfo(acceptsRanges: false)
         hasInfo = false
         failures = 0
@@ -75,6 +66,39 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
         while !made.receiver.hasBody, isTransferring {
             try checkCancelled()
             try pump(made, isOpening: !isContinuation)
+        }
+    }
+
+    /// Asks the server whether content kept with these validators is still current: a
+    /// conditional request for the first byte, answered 304 when it is (an ETag is sent where
+    /// known, else the Last-Modified date). Throws when the server cannot be reached or errs,
+    /// with no retry: the caller plays what it kept. Reading starts again with `open`.
+    public func revalidate(url newURL: String, entityTag: String?, lastModified: String?) throws(MediaError) -> Revalidation {
+        url = newURL
+        let made = try transfer(to: newURL)
+        made.receiver.clearPending()
+        made.start(at: 0, end: 1, extraFields: Revalidation.conditionFields(entityTag: entityTag, lastModified: lastModified))
+        defer {
+            made.stop()
+            made.receiver.clearPending()
+            isTransferring = false
+        }
+        let started = MonotonicClock.now()
+        while true {
+            try checkCancelled()
+            let progress = made.pump(waitingUpTo: 0.1)
+            let head = made.receiver.head
+            if made.receiver.hasBody { return .answered(head.info) }
+            switch progress {
+            case .receiving:
+                if MonotonicClock.now() - started > options.timeout {
+                    throw MediaError(input: newURL, reason: "nothing received for \(DecimalText.fixed(options.timeout, places: 1)) s")
+                }
+            case .completed:
+                return head.status == 304 ? .notModified : .answered(head.info)
+            case let .failed(_, reason):
+                throw MediaError(input: newURL, reason: reason)
+            }
         }
     }
 
@@ -140,6 +164,19 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     }
 
     // MARK: The transfer
+
+    /// The transfer, pointed at `url`: the one made before (its connection kept) or a new one.
+    private func transfer(to url: String) throws(MediaError) -> CurlTransfer {
+        if let current {
+            current.stop()
+            current.retarget(url: url)
+            return current
+        }
+        let made = try CurlTransfer(url: url, options: options)
+        current = made
+        transfer.withLock { $0 = made }
+        return made
+    }
 
     private func begin(at position: Int64) throws(MediaError) {
         guard let current else { return }

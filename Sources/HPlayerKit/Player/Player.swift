@@ -123,7 +123,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             avDifference: Double(videoRenderer?.avDifferenceMicroseconds.load(ordering: .relaxed) ?? 0) / 1_000_000,
             bufferedDuration: machine.bufferedDuration, bufferedBytes: machine.bufferedBytes,
             isRebuffering: machine.isRebuffering, downloadSpeed: options.source.network.monitor?.bytesPerSecond,
-            isInputFinished: machine.isInputFinished,
+            isInputFinished: machine.isInputFinished, cachedRanges: source.cachedRanges(duration: machine.info?.duration),
             bufferingProgress: machine.load == .loading ? max(0, machine.lastProgress) : 100,
             droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
             loopCount: machine.loopCount,

@@ -62,6 +62,8 @@ public struct PlayerStatus: Sendable, Equatable {
     public var downloadSpeed: Double? = nil
     /// Every packet has been read: what is buffered is all there is.
     public var isInputFinished = false
+    /// The media time the disk cache holds of a network input, sorted (read again once a second).
+    public var cachedRanges: [TimeRange] = []
     /// While loading: how far the refill is, 0...100.
     public var bufferingProgress: Int
     public var droppedFrames: Int

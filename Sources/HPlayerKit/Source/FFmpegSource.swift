@@ -76,6 +76,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
 
     public var readFailure: MediaError? { lock.withLock { readFailureValue } }
 
+    public func cachedRanges(duration: Double?) -> [TimeRange] { container.cacheMap?.ranges(duration: duration) ?? [] }
+
     public var isLooping: Bool {
         get { lock.withLock { looping } }
         set { lock.withLock { looping = newValue } }

@@ -64,6 +64,10 @@ public protocol MediaSource: AnyObject, Sendable {
     /// the retries, a part not cached with the network unreachable): what was read plays, and
     /// playback then ends with this error. Cleared by a seek, which reads again.
     var readFailure: MediaError? { get }
+    /// The media time the disk cache holds of a network input, sorted; `duration` places a
+    /// progressive file's bytes. From any thread but the read and real-time ones: it may read
+    /// the cache's index.
+    func cachedRanges(duration: Double?) -> [TimeRange]
     /// Starts the read thread, which opens the media and reports to `delegate`.
     func open(delegate: SourceDelegate)
     /// Plays the audio stream at `streamIndex` (the container's numbering) instead of the one
@@ -88,4 +92,8 @@ public protocol MediaSource: AnyObject, Sendable {
     func stopRecording()
     /// Stops and joins every thread and frees every FFmpeg object.
     func close()
+}
+
+extension MediaSource {
+    public func cachedRanges(duration: Double?) -> [TimeRange] { [] }
 }
