@@ -7,7 +7,7 @@ struct HPlayerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hplayer",
         abstract: "A media player engine and player for Linux.",
-        subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self, SnapshotCommand.self, CacheCommand.self],
+        subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self, SnapshotCommand.self, CacheCommand.self, ABRSimCommand.self],
         defaultSubcommand: PlayCommand.self
     )
 }

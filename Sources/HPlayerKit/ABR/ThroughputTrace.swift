@@ -1,0 +1,81 @@
+/// A network's throughput over time, as the traces in ../shared/traces give it: lines of
+/// "<seconds>\t<Mbit/s>", each rate holding until the next line's time. Past its last line the
+/// trace starts over, as Pensieve's simulator has it.
+public struct ThroughputTrace: Equatable, Sendable {
+    public var name: String
+    /// Seconds from the start, ascending, the first 0; and the bits per second from each on.
+    public private(set) var times: [Double]
+    public private(set) var rates: [Double]
+
+    /// Parses a trace; nil when it has no sample, or a line is not two numbers.
+    public init?(name: String, text: String) {
+        var times: [Double] = []
+        var rates: [Double] = []
+        for line in text.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
+            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            guard fields.count == 2, let time = Double(fields[0]), let mbps = Double(fields[1]), mbps >= 0,
+                  time >= (times.last ?? -.infinity) else { return nil }
+            times.append(time)
+            rates.append(mbps * 1_000_000)
+        }
+        guard let first = times.first else { return nil }
+        self.name = name
+        self.times = times.map { $0 - first }
+        self.rates = rates
+    }
+
+    public init(name: String, times: [Double], rates: [Double]) {
+        self.name = name
+        self.times = times
+        self.rates = rates
+    }
+
+    /// The trace's length: its last sample's time plus the median interval, which its rate holds.
+    public var duration: Double {
+        guard times.count > 1 else { return 1 }
+        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        return times[times.count - 1] + max(intervals[intervals.count / 2], 0.001)
+    }
+
+    /// The rate at `time` seconds, the trace repeating.
+    public func rate(at time: Double) -> Double {
+        let position = time.truncatingRemainder(dividingBy: duration)
+        let index = (times.lastIndex { $0 <= position }) ?? 0
+        return rates[index]
+    }
+
+    /// Bits carried from `start` to `end`.
+    public func bits(from start: Double, to end: Double) -> Double {
+        var carried = 0.0
+        var time = start
+        let length = duration
+        while time < end {
+            let position = time.truncatingRemainder(dividingBy: length)
+            let index = (times.lastIndex { $0 <= position }) ?? 0
+            let next = index + 1 < times.count ? times[index + 1] : length
+            let span = min(max(next - position, 1e-9), end - time)
+            carried += rates[index] * span
+            time += span
+        }
+        return carried
+    }
+
+    /// Seconds to carry `bits` from `start` on.
+    public func seconds(toCarry bits: Double, from start: Double) -> Double {
+        var left = bits
+        var time = start
+        let length = duration
+        // Steps through the samples; a trace of zero throughput throughout never delivers.
+        guard rates.contains(where: { $0 > 0 }) else { return .infinity }
+        while true {
+            let position = time.truncatingRemainder(dividingBy: length)
+            let index = (times.lastIndex { $0 <= position }) ?? 0
+            let next = index + 1 < times.count ? times[index + 1] : length
+            let span = max(next - position, 1e-9)
+            let carried = rates[index] * span
+            if carried >= left { return time + left / max(rates[index], 1e-9) - start }
+            left -= carried
+            time += span
+        }
+    }
+}

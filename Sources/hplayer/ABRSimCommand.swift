@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import HPlayerKit
+
+/// `hplayer abr-sim`: the bitrate policies, the real code, played over throughput traces by the
+/// trace-driven simulator; the mean figures per trace set and policy.
+struct ABRSimCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "abr-sim",
+        abstract: "Compare the HLS bitrate policies over throughput traces (files or folders of them: each folder is a set).")
+
+    @Argument(help: "Trace files (\"<seconds>\\t<Mbit/s>\" lines) or folders of them.") var traces: [String]
+    @Option(help: "The ladder: pensieve (300 to 4300 kb/s, 4 s segments), or a local HLS master playlist whose segment files give the sizes.")
+    var ladder = "pensieve"
+    @Option(help: "Segments played per session with the pensieve ladder.") var segments = 48
+    @Option(name: .customLong("policy"), help: "A policy (seed, throughput, bola, auto), or all.") var policyName = "all"
+    @Option(help: "Seconds buffered ahead at most.") var maxBuffer = 30.0
+    @Option(help: "Seconds of round trip before each download's first byte.") var latency = 0.08
+    @Flag(help: "A line per session too, ending with the rung of each segment.") var perTrace = false
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        common.bootstrapLogging()
+        let policies: [ABRPolicy]
+        if policyName == "all" {
+            policies = ABRPolicy.compared
+        } else if let policy = ABRPolicy(policyName) {
+            policies = [policy]
+        } else {
+            throw CommandLineFailure.usage(input: "--policy", reason: "\(policyName): not seed, throughput, bola, auto or all")
+        }
+        let ladder = try loadLadder()
+        var simulator = ABRSimulator()
+        simulator.maxBuffer = maxBuffer
+        simulator.latency = latency
+        print("ladder \(ladder.name): \(ladder.bitrates.map { "\(Int($0 / 1000))" }.joined(separator: " ")) kb/s, "
+              + "\(ladder.sizes.count) segments of \(DecimalText.fixed(ladder.segmentDuration, places: 1)) s")
+        print(["set", "policy", "sessions", "QoE_lin", "Mb/s", "rebuffer %", "switches/min", "startup s"].joined(separator: "\t"))
+        for (set, traces) in try loadSets() {
+            for policy in policies {
+                let results = traces.map { simulator.run(policy, ladder: ladder, trace: $0) }
+                if perTrace {
+                    for (trace, result) in zip(traces, results) {
+                        print(Self.row(set: "\(set)/\(trace.name)", policy: policy.name, [result]) + "\t" + result.rungs.map(String.init).joined())
+                    }
+                }
+                print(Self.row(set: set, policy: policy.name, results))
+            }
+        }
+    }
+
+    /// Means over the sessions, tab-separated.
+    static func row(set: String, policy: String, _ results: [ABRSessionResult]) -> String {
+        func mean(_ value: (ABRSessionResult) -> Double) -> Double {
+            results.isEmpty ? 0 : results.reduce(0) { $0 + value($1) } / Double(results.count)
+        }
+        return [set, policy, "\(results.count)", DecimalText.fixed(mean(\.qoe), places: 2), DecimalText.fixed(mean(\.averageBitrate), places: 3),
+                DecimalText.fixed(100 * mean(\.rebufferRatio), places: 2), DecimalText.fixed(mean(\.switchesPerMinute), places: 2),
+                DecimalText.fixed(mean(\.startupDelay), places: 2)].joined(separator: "\t")
+    }
+
+    /// The traces by set: a folder's files make a set named after it; files given alone, "traces".
+    private func loadSets() throws -> [(String, [ThroughputTrace])] {
+        var sets: [(String, [ThroughputTrace])] = []
+        var loose: [ThroughputTrace] = []
+        for path in traces {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw CommandLineFailure.media(MediaError(input: path, reason: "no such file or folder"))
+            }
+            if isFolder.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
+                let set = try names.map { try Self.trace(at: path + "/" + $0) }
+                sets.append(((path as NSString).lastPathComponent, set))
+            } else {
+                loose.append(try Self.trace(at: path))
+            }
+        }
+        if !loose.isEmpty { sets.append(("traces", loose)) }
+        return sets
+    }
+
+    private static func trace(at path: String) throws -> ThroughputTrace {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandLineFailure.media(MediaError(input: path, reason: "cannot be read"))
+        }
+        guard let trace = ThroughputTrace(name: (path as NSString).lastPathComponent, text: text) else {
+            throw CommandLineFailure.media(MediaError(input: path, reason: "not a throughput trace (lines of \"<seconds>\\t<Mbit/s>\")"))
+        }
+        return trace
+    }
+
+    /// Pensieve's ladder, or a local master playlist's: its variants' declared bit rates
+    /// (AVERAGE-BANDWIDTH where given) and their segments' real sizes.
+    private func loadLadder() throws -> ABRLadder {
+        if ladder == "pensieve" { return .pensieve(segments: segments) }
+        let master: HLSMasterPlaylist
+        do {
+            guard case let .master(parsed) = try HLSPlaylistParser.parse(try String(contentsOfFile: ladder, encoding: .utf8)) else {
+                throw CommandLineFailure.media(MediaError(input: ladder, reason: "not a master playlist"))
+            }
+            master = parsed
+        } catch let error as CommandLineFailure {
+            throw error
+        } catch {
+            throw CommandLineFailure.media(MediaError(input: ladder, reason: "\(error)"))
+        }
+        let folder = (ladder as NSString).deletingLastPathComponent
+        let variants = master.variants.sorted { ($0.averageBandwidth ?? $0.bandwidth) < ($1.averageBandwidth ?? $1.bandwidth) }
+        var sizes: [[Double]] = []  // per variant, per segment
+        var durations: [Double] = []
+        for variant in variants {
+            let path = folder + "/" + variant.uri
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8), case let .media(media)? = try? HLSPlaylistParser.parse(text) else {
+                throw CommandLineFailure.media(MediaError(input: path, reason: "not a media playlist"))
+            }
+            let base = (path as NSString).deletingLastPathComponent
+            sizes.append(try media.segments.map { segment in
+                if let range = segment.byteRange { return Double(range.length) }
+                let file = base + "/" + segment.uri
+                guard let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int else {
+                    throw CommandLineFailure.media(MediaError(input: file, reason: "no such segment file"))
+                }
+                return Double(size)
+            })
+            durations += media.segments.map(\.duration)
+        }
+        let count = sizes.map(\.count).min() ?? 0
+        guard variants.count > 1, count > 0 else { throw CommandLineFailure.media(MediaError(input: ladder, reason: "a ladder needs two variants with segments")) }
+        return ABRLadder(name: (folder as NSString).lastPathComponent,
+                         bitrates: variants.map { Double($0.averageBandwidth ?? $0.bandwidth) },
+                         segmentDuration: durations.reduce(0, +) / Double(durations.count),
+                         sizes: (0..<count).map { segment in sizes.map { $0[segment] } })
+    }
+}
