@@ -31,6 +31,10 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var downloadSpeed: Double?
     /// The media time the disk cache holds of a network input.
     public var cachedRanges: [TimeRange] = []
+    /// The bandwidth of the HLS variant fetched now; nil for other media.
+    public var hlsBitrate: Int?
+    /// The size of the picture presented last; nil before one.
+    public var videoSize: PictureSize?
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -63,6 +67,8 @@ public struct PropertySnapshot: Equatable, Sendable {
         isInputFinished = status.isInputFinished
         downloadSpeed = status.downloadSpeed
         cachedRanges = status.cachedRanges
+        hlsBitrate = status.variant?.bandwidth
+        videoSize = status.videoSize
     }
 
     /// mpv's demuxer-cache-state: what is read ahead of the position, in seconds and bytes. The
@@ -106,7 +112,7 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility"]
+                               "stream-record", "aid", "sid", "sub-visibility", "hls-bitrate", "video-params"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -135,6 +141,12 @@ public enum PlayerProperties {
         case "aid": return .success(snapshot.audioTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
+        // The variant's declared bandwidth, as mpv reports it; unavailable but for HLS.
+        case "hls-bitrate": return snapshot.hlsBitrate.map { .success(.number(Double($0))) } ?? .failure(.propertyUnavailable)
+        // The picture's size only, of mpv's fields: it changes at a variant switch.
+        case "video-params":
+            guard let size = snapshot.videoSize else { return .failure(.propertyUnavailable) }
+            return .success(.object(["w": .number(Double(size.width)), "h": .number(Double(size.height))]))
         default: return .failure(.propertyNotFound)
         }
     }

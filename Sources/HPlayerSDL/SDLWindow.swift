@@ -119,6 +119,7 @@ public final class SDLWindow: @unchecked Sendable {
         ready(nil)
         let screen = WindowScreen(options: options)
         var event = SDL_Event()
+        var pictureSize: PictureSize?
         while true {
             let requests = mailbox.take()
             if requests.isClosing { break }
@@ -139,7 +140,12 @@ public final class SDLWindow: @unchecked Sendable {
             }
             // Asked at every turn, not only with a new frame: v and j change it while paused.
             if let pts = screen.shownMediaPts { screen.setSubtitle(mailbox.subtitle(atMediaPts: pts)?.text) }
-            screen.drawIfNeeded(status: status(), at: now)
+            let current = status()
+            if let notice = Self.variantNotice(shown: current?.videoSize, before: pictureSize, variant: current?.variant) {
+                screen.osd?.show(notice, at: now)
+            }
+            pictureSize = current?.videoSize ?? pictureSize
+            screen.drawIfNeeded(status: current, at: now)
 
             if SDL_WaitEventTimeout(&event, waitMilliseconds(running: requests.isRunning, deadline: nextDeadline,
                                                               animating: screen.isAnimating(status: status(), at: now))) != 0 {
@@ -221,5 +227,13 @@ public final class SDLWindow: @unchecked Sendable {
             default: return .character(Character(character.uppercased()))
             }
         }
+    }
+
+    /// What the window says when the picture changes size under an HLS stream (a variant
+    /// switch reaching the screen): the variant, "1280x720 2.8 Mb/s", when the one fetched has
+    /// that size, else the size alone. Nothing for the first picture, or for media of one variant.
+    public static func variantNotice(shown: PictureSize?, before: PictureSize?, variant: VariantInfo?) -> String? {
+        guard let variant, let shown, let before, shown != before else { return nil }
+        return variant.width == shown.width && variant.height == shown.height ? variant.summary : "\(shown.width)x\(shown.height)"
     }
 }

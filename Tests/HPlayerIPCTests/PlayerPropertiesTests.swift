@@ -33,6 +33,8 @@ struct PlayerPropertiesTests {
         ("aid", .success(.number(2))),
         ("sid", .success(.bool(false))),
         ("sub-visibility", .success(.bool(true))),
+        ("hls-bitrate", .success(.number(2_800_000))),
+        ("video-params", .success(.object(["w": .number(1280), "h": .number(720)]))),
         ("no-such-thing", .failure(.propertyNotFound)),
     ])
     func reads(name: String, value: Result<JSONValue, IPCError>) {
@@ -41,7 +43,14 @@ struct PlayerPropertiesTests {
         snapshot.bufferedBytes = 123_456
         snapshot.downloadSpeed = 250_000.4
         snapshot.cachedRanges = [TimeRange(start: 0, end: 4)]
+        snapshot.hlsBitrate = 2_800_000
+        snapshot.videoSize = PictureSize(width: 1280, height: 720)
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
+    }
+
+    @Test func hlsBitrateAndVideoParamsAreUnavailableWithoutAVariantOrAPicture() {
+        #expect(PlayerProperties.value(of: "hls-bitrate", in: Self.snapshot) == .failure(.propertyUnavailable))
+        #expect(PlayerProperties.value(of: "video-params", in: Self.snapshot) == .failure(.propertyUnavailable))
     }
 
     @Test func unknownDurationAndLoopOffReadAsMpvs() {

@@ -333,7 +333,7 @@ extension Playback {
             return try segments.flatMap { try Fixtures.frameMD5s("\(folder)/\($0)") }
         }
 
-        @Test("By default the first segment comes from the lowest variant and the rest from the one its download's throughput picks: the frames are ffmpeg's of each segment fetched")
+        @Test("By default the first segment comes from the lowest variant and the rest from the one its download's throughput picks: the frames are ffmpeg's of each segment fetched, and the status reports that variant and its picture's size")
         func autoVariant() async throws {
             let folder = try Self.ladder.get()
             let server = try FaultServer(root: folder)
@@ -341,12 +341,18 @@ extension Playback {
             var options = Self.untimed()
             options.source.network.monitor = log.monitor
             let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-auto")
-            try await session.playToEnd()
+            session.player.prepare()
+            session.player.play()
+            try await session.waitForFinished()
+            let status = session.player.status
+            session.close()
             let chosen = log.bandwidths.withLock { $0 }
             let bandwidths = [400_000, 1_000_000, 1_800_000]
             try #require(chosen.first == 400_000 && chosen.count <= 2, "variants: \(chosen)")
             let rest = bandwidths.firstIndex(of: chosen.last!)!
             #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofSegments: ["v0/index0.ts", "v\(rest)/index1.ts", "v\(rest)/index2.ts"])))
+            let sizes = [PictureSize(width: 320, height: 180), PictureSize(width: 640, height: 360), PictureSize(width: 960, height: 540)]
+            #expect(status.variant?.bandwidth == bandwidths[rest] && status.videoSize == sizes[rest], "\(String(describing: status.variant))")
             let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") }
             #expect(segments == ["/v0/index0.ts", "/v\(rest)/index1.ts", "/v\(rest)/index2.ts"], "segments: \(segments)")
         }

@@ -83,4 +83,15 @@ import Testing
         #expect(WindowLayout.cachedSpans([TimeRange(start: 9, end: 12)], duration: 10, bar: bar) == [LayoutRect(x: 704, y: 570, width: 76, height: 10)])
         #expect(WindowLayout.cachedSpans([TimeRange(start: 0, end: 1)], duration: 0, bar: bar).isEmpty)
     }
+
+    @Test func aVariantSwitchReachingTheScreenIsNoticed() {
+        let small = PictureSize(width: 640, height: 360), large = PictureSize(width: 1280, height: 720)
+        let variant = VariantInfo(bandwidth: 2_800_000, width: 1280, height: 720, codecs: [], isPlaying: true)
+        #expect(SDLWindow.variantNotice(shown: large, before: small, variant: variant) == "1280x720 2.8 Mb/s")
+        // The variant fetched has moved on again: the size alone.
+        #expect(SDLWindow.variantNotice(shown: small, before: large, variant: variant) == "640x360")
+        #expect(SDLWindow.variantNotice(shown: large, before: nil, variant: variant) == nil, "the first picture")
+        #expect(SDLWindow.variantNotice(shown: large, before: large, variant: variant) == nil, "no change")
+        #expect(SDLWindow.variantNotice(shown: large, before: small, variant: nil) == nil, "not HLS")
+    }
 }

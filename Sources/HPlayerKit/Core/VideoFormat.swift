@@ -21,3 +21,14 @@ public struct VideoFormat: Sendable, Equatable {
         return rotation == 90 || rotation == 270 ? (height, width) : (width, height)
     }
 }
+
+/// A picture's width and height in pixels.
+public struct PictureSize: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}

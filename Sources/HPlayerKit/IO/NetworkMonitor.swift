@@ -45,12 +45,21 @@ public enum NetworkEvent: Sendable, Equatable {
 public final class NetworkMonitor: Sendable {
     private let onEvent: (@Sendable (NetworkEvent) -> Void)?
     private let meter = Mutex(SpeedMeter())
+    private let variant = Mutex<VariantInfo?>(nil)
 
     public init(onEvent: (@Sendable (NetworkEvent) -> Void)? = nil) {
         self.onEvent = onEvent
     }
 
-    func note(_ event: NetworkEvent) { onEvent?(event) }
+    func note(_ event: NetworkEvent) {
+        if case let .variant(bandwidth, width, height) = event {
+            variant.withLock { $0 = VariantInfo(bandwidth: bandwidth, width: width, height: height, codecs: [], isPlaying: true) }
+        }
+        onEvent?(event)
+    }
+
+    /// The HLS variant fetched now (the last `variant` event); nil before one, or for other media.
+    public var playingVariant: VariantInfo? { variant.withLock { $0 } }
 
     func received(_ count: Int64, at now: Double = MonotonicClock.now()) {
         meter.withLock { $0.add(count, at: now) }

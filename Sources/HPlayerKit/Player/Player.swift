@@ -124,6 +124,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             bufferedDuration: machine.bufferedDuration, bufferedBytes: machine.bufferedBytes,
             isRebuffering: machine.isRebuffering, downloadSpeed: options.source.network.monitor?.bytesPerSecond,
             isInputFinished: machine.isInputFinished, cachedRanges: source.cachedRanges(duration: machine.info?.duration),
+            variant: options.source.network.monitor?.playingVariant, videoSize: videoRenderer?.lastPresentedSize,
             bufferingProgress: machine.load == .loading ? max(0, machine.lastProgress) : 100,
             droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
             loopCount: machine.loopCount,

@@ -64,6 +64,10 @@ public struct PlayerStatus: Sendable, Equatable {
     public var isInputFinished = false
     /// The media time the disk cache holds of a network input, sorted (read again once a second).
     public var cachedRanges: [TimeRange] = []
+    /// The HLS variant fetched now (mpv's hls-bitrate is its bandwidth); nil for other media.
+    public var variant: VariantInfo?
+    /// The size of the picture presented last (mpv's video-params w and h); nil before one.
+    public var videoSize: PictureSize?
     /// While loading: how far the refill is, 0...100.
     public var bufferingProgress: Int
     public var droppedFrames: Int

@@ -22,6 +22,14 @@ public struct VariantInfo: Codable, Equatable, Sendable {
     public var codecs: [String]
     public var isPlaying: Bool
 
+    public init(bandwidth: Int, width: Int?, height: Int?, codecs: [String], isPlaying: Bool) {
+        self.bandwidth = bandwidth
+        self.width = width
+        self.height = height
+        self.codecs = codecs
+        self.isPlaying = isPlaying
+    }
+
     /// "960x540 1.8 Mb/s", as the window's notice and the logs say it.
     public var summary: String {
         let rate = DecimalText.fixed(Double(bandwidth) / 1_000_000, places: 1) + " Mb/s"

@@ -35,6 +35,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private let lastPresentedMicroseconds = Atomic<Int>(.min)
     /// Master clock minus pts at the last presentation, in microseconds.
     let avDifferenceMicroseconds = Atomic<Int>(0)
+    /// The size of the frame presented last, width << 32 | height (0: none yet): it changes at
+    /// an HLS variant switch.
+    private let presentedSize = Atomic<Int>(0)
 
     init(track: Track, clock: MasterClock, notifier: RenderNotifier, isUntimed: Bool, subtitles: SubtitleSelection) {
         self.track = track
@@ -73,6 +76,12 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
 
     /// Where the A-B loop's B lies on the timeline; nil: no loop.
     func setLoopEnd(_ pts: Double?) { control.withLock { loopEnd = pts } }
+
+    /// The width and height of the frame presented last.
+    var lastPresentedSize: PictureSize? {
+        let packed = presentedSize.load(ordering: .relaxed)
+        return packed == 0 ? nil : PictureSize(width: packed >> 32, height: packed & 0xffff_ffff)
+    }
 
     /// Media seconds of the frame presented last.
     var lastPresentedMediaPts: Double? {
@@ -159,6 +168,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         }
         lastPresentedEnd = frame.pts + frame.duration
         lastPresentedMicroseconds.store(Int(saturating: frame.mediaPts * 1_000_000), ordering: .relaxed)
+        presentedSize.store(frame.width << 32 | (frame.height & 0xffff_ffff), ordering: .relaxed)
         // A restart frame shown ahead of its sound (VideoSync.restartLead) is early on purpose,
         // not out of sync: A-V counts the frames the clock chose.
         if let now = clock.time(at: time), now + VideoSync.tolerance >= frame.pts {
