@@ -208,6 +208,20 @@ import Testing
         }
     }
 
+    @Test func evictionSparesWhatAnotherLivePlayerIsFetching() async throws {
+        try await Self.withCache(maxBytes: 50) { store in
+            for (index, url) in ["a", "b"].enumerated() {
+                store.save(CacheEntry(url: url, contentLength: 40, lastUsed: Double(index)))
+                try Self.commit(store, url, offset: 0, Self.bytes(40))
+            }
+            let other = try CacheStore(directory: store.directory, maxBytes: store.maxBytes)
+            withExtendedLifetime(other) {
+                #expect(other.claim(ByteRange(start: 40, end: 80), of: "a").count == 1)
+                #expect(store.evict(inUse: []) == ["b"], "a, used longest ago, is being fetched by the other player")
+            }
+        }
+    }
+
     @Test func touchMakesAnEntryTheMostRecentlyUsed() async throws {
         try await Self.withCache { store in
             store.save(CacheEntry(url: "a", lastUsed: 1))

@@ -265,7 +265,8 @@ public final class CacheStore: Sendable {
     }
 
     /// Drops least recently used URLs (rows and files) until the total fragment bytes are at or
-    /// under maxBytes; never a URL in `inUse`. Returns the URLs dropped.
+    /// under maxBytes; never a URL in `inUse`, nor one another live player is fetching (it holds
+    /// a range claim on it). Returns the URLs dropped.
     @discardableResult
     public func evict(inUse: Set<String>) -> [String] {
         let (victims, dropped) = withIndex("evict", fallback: ([], [])) { database throws(SQLiteError) in
@@ -274,7 +275,9 @@ public final class CacheStore: Sendable {
                     SELECT entries.url, COALESCE(SUM(fragments.length), 0), entries.last_used
                     FROM entries LEFT JOIN fragments ON fragments.url = entries.url GROUP BY entries.url
                     """) { row in (url: row.text(0) ?? "", bytes: row.integer(1) ?? 0, lastUsed: row.real(2) ?? 0) }
-                let victims = CacheEviction.victims(sizes: sizes, maxBytes: maxBytes, inUse: inUse)
+                let claimed = try database.query("SELECT DISTINCT url, owner FROM claims") { row in (url: row.text(0) ?? "", owner: row.text(1) ?? "") }
+                let fetched = claimed.filter { CacheOwner.isAlive($0.owner, in: owners) }.map(\.url)
+                let victims = CacheEviction.victims(sizes: sizes, maxBytes: maxBytes, inUse: inUse.union(fetched))
                 var dropped: [String] = []
                 for url in victims {
                     dropped += try Self.deleteEntry(of: url, in: database)
