@@ -19,6 +19,12 @@ struct ABRSimCommand: ParsableCommand {
     @Flag(help: "A line per session too, ending with the rung of each segment.") var perTrace = false
     @OptionGroup var common: CommonOptions
 
+    func validate() throws {
+        guard segments >= 1 else { throw ValidationError("--segments: at least 1") }
+        guard maxBuffer > 0, maxBuffer.isFinite else { throw ValidationError("--max-buffer: a number of seconds above 0") }
+        guard latency >= 0, latency.isFinite else { throw ValidationError("--latency: a number of seconds, 0 or more") }
+    }
+
     func run() throws {
         common.bootstrapLogging()
         let policies: [ABRPolicy]
@@ -30,13 +36,14 @@ struct ABRSimCommand: ParsableCommand {
             throw CommandLineFailure.usage(input: "--policy", reason: "\(policyName): not seed, throughput, bola, auto or all")
         }
         let ladder = try loadLadder()
+        let sets = try loadSets()
         var simulator = ABRSimulator()
         simulator.maxBuffer = maxBuffer
         simulator.latency = latency
         print("ladder \(ladder.name): \(ladder.bitrates.map { "\(Int($0 / 1000))" }.joined(separator: " ")) kb/s, "
               + "\(ladder.sizes.count) segments of \(DecimalText.fixed(ladder.segmentDuration, places: 1)) s")
         print(["set", "policy", "sessions", "QoE_lin", "Mb/s", "rebuffer %", "switches/min", "startup s"].joined(separator: "\t"))
-        for (set, traces) in try loadSets() {
+        for (set, traces) in sets {
             for policy in policies {
                 let results = traces.map { simulator.run(policy, ladder: ladder, trace: $0) }
                 if perTrace {
