@@ -8,7 +8,7 @@ extension CacheCommand {
     struct Prefetch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "prefetch",
-            abstract: "Download a whole file, or the HLS variant --hls-bitrate picks, into the disk cache for playing offline.")
+            abstract: "Download a whole file, or the HLS variant --hls-bitrate picks (by default the highest), into the disk cache for playing offline.")
         @Argument(help: "The URL.") var url: String
         @OptionGroup(title: "Network") var network: NetworkArguments
         @OptionGroup var common: CommonOptions
@@ -38,6 +38,10 @@ extension CacheCommand {
 
         /// The source that reads `target` through the cache: an HLS stream (VOD only), or the file.
         private func open(_ target: String, options: NetworkOptions) throws(MediaError) -> ByteSource {
+            // One whole variant, for playing offline: by default the highest, not a mix of what
+            // the bitrate policy would pick as the download went.
+            var options = options
+            if options.hlsBitrate == .auto { options.hlsBitrate = .max }
             let source: ByteSource = NetworkOptions.isHLS(target) ? HLSSegmentStream(url: target, options: options)
                 : options.httpResource(for: target)
             try source.open(at: 0)

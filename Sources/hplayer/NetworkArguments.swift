@@ -13,8 +13,10 @@ struct NetworkArguments: ParsableArguments {
     var tlsVerify: String?
     @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
-    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: the highest the first segment's download sustains), max, min, or the highest at or below this many bits per second.")
+    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: each segment's as --hls-abr picks it), max, min, or the highest at or below this many bits per second.")
     var hlsBitrate: String?
+    @Option(name: .customLong("hls-abr"), help: "The bitrate policy of --hls-bitrate=auto: auto (the default), bola, throughput or seed.")
+    var hlsABR: String?
     @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
     var cache: String?
     @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
@@ -41,6 +43,12 @@ struct NetworkArguments: ParsableArguments {
                 throw .usage(input: "--hls-bitrate", reason: "expected auto, max, min or bits per second, got '\(hlsBitrate)'")
             }
             options.hlsBitrate = bitrate
+        }
+        if let hlsABR {
+            guard let policy = ABRPolicy(hlsABR) else {
+                throw .usage(input: "--hls-abr", reason: "expected auto, bola, throughput or seed, got '\(hlsABR)'")
+            }
+            options.hlsABR = policy
         }
         options.cache = try diskCache()
     }

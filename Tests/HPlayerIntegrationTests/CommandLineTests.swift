@@ -133,6 +133,7 @@ extension Playback {
         @Test("Bad usage exits 2 with one error line", arguments: [
             ["play"], ["play", "x.mp4", "--vo", "bogus"], ["x.mp4", "--ao", "record:"], ["play", "x.mp4", "--start", "-3"],
             ["play", "x.mp4", "--no-such-option"], ["probe"], ["x.mp4", "--geometry", "big"], ["x.mp4", "--geometry", "640x"],
+            ["x.m3u8", "--hls-abr", "fastest"], ["abr-sim", "x", "--segments", "0"],
         ])
         func badUsage(_ arguments: [String]) throws {
             let result = try Command.run([Command.hplayer] + arguments)

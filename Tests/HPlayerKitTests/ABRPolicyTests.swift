@@ -154,3 +154,29 @@ import Testing
         #expect(SegmentAbandonment.lowerRung(rung: rung, elapsed: elapsed, loaded: loaded, sizes: Self.sizes, buffer: buffer) == lower)
     }
 }
+
+@Suite struct ABRRunTests {
+    /// Variants out of order, one of them audio only: the run's ladder is the other three, by bandwidth.
+    static let variants = [
+        HLSVariant(uri: "high", bandwidth: 4_000_000, codecs: ["avc1.640028", "mp4a.40.2"]),
+        HLSVariant(uri: "audio", bandwidth: 64_000, codecs: ["mp4a.40.2"]),
+        HLSVariant(uri: "low", bandwidth: 1_000_000, codecs: ["avc1.42e01e", "mp4a.40.2"]),
+        HLSVariant(uri: "mid", bandwidth: 2_000_000, codecs: ["avc1.4d401f", "mp4a.40.2"]),
+    ]
+
+    @Test func theLadderIsTheVariantsThatCanFollowTheOnePlayingByBandwidth() throws {
+        let run = try #require(ABRRun(policy: .auto, variants: Self.variants, playing: 2))
+        #expect(run.rungs == [2, 3, 0])
+        #expect(ABRRun(policy: .auto, variants: [Self.variants[0], Self.variants[1]], playing: 0) == nil, "one variant with a picture")
+    }
+
+    @Test func decisionsAreVariantIndicesFromTheDownloadsAndTheBuffer() throws {
+        var run = try #require(ABRRun(policy: .throughput, variants: Self.variants, playing: 2))
+        // 10 Mb/s downloads: up to the top, variant 0.
+        run.noteDownload(bytes: 2_500_000, seconds: 2)
+        #expect(run.nextVariant(playing: 2, level: BufferLevel(seconds: 20, maximum: 120, isStarved: false), segmentDuration: 4, segmentsLeft: 10) == 0)
+        // 1.2 Mb/s: back down to the lowest, its buffer nearly gone (an emergency).
+        for _ in 0..<8 { run.noteDownload(bytes: 300_000, seconds: 2) }
+        #expect(run.nextVariant(playing: 0, level: BufferLevel(seconds: 1, maximum: 120, isStarved: false), segmentDuration: 4, segmentsLeft: 9) == 2)
+    }
+}

@@ -179,13 +179,6 @@ import Testing
         #expect(HLSBitrate(text) == nil)
     }
 
-    @Test("auto: the highest variant within 80 % of the throughput, the lowest when none is", arguments: [
-        (10_000_000.0, 1), (2_250_000, 1), (2_249_999, 2), (1_250_000, 2), (1_249_999, 0), (100, 0), (0, 0),
-    ])
-    func sustainable(throughput: Double, index: Int) {
-        #expect(HLSBitrate.sustainable(among: Self.variants, playing: 0, throughput: throughput) == index)
-    }
-
     @Test("A failed segment comes from the next lower variant, else the next higher", arguments: [(1, 2), (2, 0), (0, 2)])
     func alternate(failed: Int, alternate: Int) {
         #expect(HLSBitrate.alternate(to: failed, among: Self.variants) == alternate)
@@ -205,8 +198,6 @@ import Testing
         #expect(HLSBitrate.auto.choose(among: Self.mixed) == 1)
         #expect(HLSBitrate.interchangeable(with: 1, among: Self.mixed) == [1, 2])
         #expect(HLSBitrate.interchangeable(with: nil, among: Self.mixed) == [1, 3, 2])
-        #expect(HLSBitrate.sustainable(among: Self.mixed, playing: 1, throughput: 3_000_000) == 1)
-        #expect(HLSBitrate.sustainable(among: Self.mixed, playing: 1, throughput: 10_000_000) == 2)
         #expect(HLSBitrate.alternate(to: 2, among: Self.mixed) == 1)
         #expect(HLSBitrate.alternate(to: 3, among: Self.mixed) == nil)
         // Variants that declare no codecs are taken as alike.

@@ -26,6 +26,8 @@ final class InputContainer: @unchecked Sendable {
     private let byteSource: ByteSource?
     /// What of the input the disk cache holds; from any thread.
     var cacheMap: CacheMap? { byteSource?.cacheMap }
+    /// Our HLS client, when it reads the input.
+    var hlsStream: HLSSegmentStream? { byteSource as? HLSSegmentStream }
     /// The HLS client left the playlist to libavformat (the opening thread's).
     private var leftToLibavformat = false
     private var io: ByteSourceIO?

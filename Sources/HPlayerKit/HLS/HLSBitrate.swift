@@ -1,7 +1,7 @@
 /// Which variant of a master playlist plays: `--hls-bitrate`, as mpv's, and our default.
 public enum HLSBitrate: Equatable, Sendable {
-    /// The default: the first segment from the lowest variant, then the highest variant the
-    /// throughput of that first fetch sustains (`sustainable`), kept from there on.
+    /// The default: the first segment from the lowest variant, then each next segment's variant
+    /// as the bitrate policy (`--hls-abr`, ABRPolicy) picks it.
     case auto
     case max
     case min
@@ -30,17 +30,6 @@ public enum HLSBitrate: Equatable, Sendable {
         case .auto: return Self.interchangeable(with: nil, among: variants).first ?? byBandwidth.first
         case let .atMost(bits): return byBandwidth.last { variants[$0].bandwidth <= bits } ?? byBandwidth.first
         }
-    }
-
-    /// A measured throughput only partly goes to the stream: the rest is headroom for its
-    /// variation and the network's.
-    static let throughputShare = 0.8
-
-    /// The highest variant that can follow `playing` whose declared bandwidth fits in
-    /// `throughputShare` of `throughput` (bits per second); the lowest of them when none does.
-    static func sustainable(among variants: [HLSVariant], playing: Int, throughput: Double) -> Int? {
-        let candidates = interchangeable(with: playing, among: variants)
-        return candidates.last { Double(variants[$0].bandwidth) <= throughput * throughputShare } ?? candidates.first
     }
 
     /// Where a segment that `failed` cannot give comes from: the next lower variant that can

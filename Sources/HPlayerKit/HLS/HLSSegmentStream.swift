@@ -75,9 +75,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private var variantIndex = 0
     /// The media playlists of the other variants fetched for a failed segment, by index.
     private var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
-    /// `auto`: the first segment's download is being timed, to choose the variant after it.
-    private var isTimingFirstSegment = false
-    private var segmentOpenedAt = 0.0
+    /// `auto`: the bitrate policy's run, which picks each next segment's variant.
+    private var abr: ABRRun?
+    /// Seconds spent waiting on the network for the current segment (opening it, and reads): its
+    /// download time, with the time the reader spent elsewhere left out.
+    private var segmentNetworkSeconds = 0.0
+    /// How full the player's buffer is, for the bitrate policy; called on the read thread.
+    public var bufferLevel: (() -> BufferLevel)?
     /// The segment being read and the playlist URL it resolves against (another variant's, after
     /// a failover): where an encrypted segment is fetched again for a seek back within it.
     private var openSegment: (segment: HLSSegment, base: String)?
@@ -138,7 +142,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             }
             self.master = master
             variantIndex = chosen
-            isTimingFirstSegment = options.hlsBitrate == .auto && master.variants.count > 1
+            if options.hlsBitrate == .auto { abr = ABRRun(policy: options.hlsABR, variants: master.variants, playing: chosen) }
             (playlistURL, playlist) = try loadVariant(chosen, of: master)
             noteVariant()
         case let .media(media):
@@ -165,6 +169,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 return count
             }
             let count: Int
+            let reading = MonotonicClock.now()
+            defer { segmentNetworkSeconds += MonotonicClock.now() - reading }
             do {
                 count = try readSegment(into: buffer)
             } catch {
@@ -256,6 +262,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             sequenceNumber = segment.sequenceNumber
             segmentStart = position ?? (segmentStart + segmentOffset)
             segmentOffset = 0
+            segmentNetworkSeconds = 0
             do {
                 try open(segment)
                 return
@@ -270,12 +277,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The segment has ended: on to the next. False at the end of the stream.
     private func advance() throws(MediaError) -> Bool {
         guard let index = segmentIndex else { return false }
-        if isTimingFirstSegment {
-            isTimingFirstSegment = false
-            if let next = switchVariantForThroughput(after: index) {
-                try startSegment(at: next)
-                return segmentIndex != nil
-            }
+        if let next = adaptVariant(after: index) {
+            try startSegment(at: next)
+            return segmentIndex != nil
         }
         try startSegment(at: index + 1)
         return segmentIndex != nil
@@ -319,22 +323,29 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return (variantURL, media)
     }
 
-    /// `auto`, after the first segment: the variant its download's throughput sustains, from the
-    /// segment after `index` on. Returns that segment's index in the new playlist; nil to stay.
-    /// The time counted runs from the request (a key fetch and the first byte's wait included):
-    /// an underestimate, on the safe side.
-    private func switchVariantForThroughput(after index: Int) -> Int? {
-        guard let master else { return nil }
-        let seconds = max(MonotonicClock.now() - segmentOpenedAt, 0.001)
-        let throughput = Double(segmentOffset) * 8 / seconds
-        guard let target = HLSBitrate.sustainable(among: master.variants, playing: variantIndex, throughput: throughput),
-              target != variantIndex else { return nil }
-        let next = nextSegmentStart(after: index)
+    /// `auto`, at the end of segment `index`: its download taught to the bitrate policy, which
+    /// picks the next segment's variant. Returns that segment's index in the new variant's
+    /// playlist; nil to stay (the policy's choice, or the other playlist failed to load). No
+    /// decision once the last segment of a VOD playlist has been read.
+    private func adaptVariant(after index: Int) -> Int? {
+        guard var run = abr, let master else { return nil }
+        defer { abr = run }
+        run.noteDownload(bytes: segmentOffset, seconds: segmentNetworkSeconds)
+        let next = index + 1
+        guard playlist.isLive || next < playlist.segments.count else { return nil }
+        let level = bufferLevel?() ?? BufferLevel(seconds: 0, maximum: 30, isStarved: false)
+        let duration = next < playlist.segments.count ? playlist.segments[next].duration : playlist.targetDuration
+        let target = run.nextVariant(playing: variantIndex, level: level, segmentDuration: duration,
+                                     segmentsLeft: playlist.isLive ? nil : playlist.segments.count - next)
+        guard target != variantIndex else { return nil }
+        let start = nextSegmentStart(after: index)
         do {
             let (targetURL, media) = try loadOtherVariant(target, of: master)
-            guard let found = Self.segmentIndex(in: media, sequence: next.sequence, start: playlist.isLive ? nil : next.start) else { return nil }
-            Log.network.info("\(url): the first segment came at \(DecimalText.fixed(throughput / 1_000_000, places: 1)) Mb/s: variant \(target + 1) from here")
+            guard let found = Self.segmentIndex(in: media, sequence: start.sequence, start: playlist.isLive ? nil : start.start) else { return nil }
+            let summary = variants?[target].summary ?? ""
+            Log.network.info("\(url): \(run.policy.name) picks variant \(target + 1) (\(summary)) from here, with \(DecimalText.fixed(level.seconds, places: 1)) s buffered")
             (playlistURL, playlist, variantIndex) = (targetURL, media, target)
+            run.didSwitch()
             noteVariant()
             publishCacheLayout()
             return found
@@ -426,7 +437,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// than the section's ends the section (after a variant change, say): that one comes first.
     private func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
         let base = base ?? playlistURL
-        segmentOpenedAt = MonotonicClock.now()
+        let opening = MonotonicClock.now()
+        defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
         openSegment = (segment, base)
         if let map = segment.map {
             let mapURL = HLSURL.resolve(map.uri, against: base)

@@ -16,6 +16,8 @@ public struct NetworkOptions: Sendable, Equatable {
     public var caFile: String?
     /// `--hls-bitrate`: the variant of an HLS master playlist to play.
     public var hlsBitrate = HLSBitrate.auto
+    /// `--hls-abr`: the bitrate policy that picks each segment's variant under `auto`.
+    public var hlsABR = ABRPolicy.auto
     /// Told of every request and retry, and measures the download speed.
     public var monitor: NetworkMonitor?
     /// The disk cache every byte fetched goes through; nil: none (`--cache=no`).

@@ -42,7 +42,9 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         self.options = options
         self.audioOutput = audioOutput
         self.videoOutput = videoOutput
-        self.source = source ?? FFmpegSource(url: url, options: options.source)
+        var sourceOptions = options.source
+        sourceOptions.isUntimed = options.isUntimed
+        self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
         machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         subtitles = SubtitleTracks(choice: options.subtitleTrack)

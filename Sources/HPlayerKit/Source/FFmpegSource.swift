@@ -43,6 +43,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var trackBuffers: [TrackBuffer] = []
     /// The payload bytes of every queued packet, at the latest evaluation.
     var bufferedBytes = 0
+    /// The seconds read ahead of the playhead, at the latest evaluation.
+    var bufferedDuration = 0.0
     /// What the read loop keeps for each track (its timeline, where its packets have reached).
     var reading: [TrackReadState] = []
     var lastJump: TimestampJump?

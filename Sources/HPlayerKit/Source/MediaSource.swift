@@ -37,6 +37,9 @@ public struct SourceOptions: Sendable {
     /// a warning), lets libavformat pick the best.
     public var videoTrack: Int?
     public var audioTrack: Int?
+    /// Played as fast as it decodes, with no clock (the player's `isUntimed`): no deadline, so
+    /// the HLS bitrate policy sees its buffer as full.
+    public var isUntimed = false
 
     public init() {}
 }

@@ -8,6 +8,13 @@ extension FFmpegSource {
     static let idleInterval = 0.1
 
     func runReadLoop() {
+        // The HLS client's bitrate policy reads the buffer as this thread last saw it.
+        container.hlsStream?.bufferLevel = { [unowned self] in
+            let maximum = buffering.maximumBufferedDuration
+            // Untimed, nothing waits for the next segment: as good as a full buffer.
+            guard !options.isUntimed else { return BufferLevel(seconds: maximum, maximum: maximum, isStarved: false) }
+            return BufferLevel(seconds: bufferedDuration, maximum: maximum, isStarved: loadState == .loading)
+        }
         do {
             try openMedia()
         } catch {

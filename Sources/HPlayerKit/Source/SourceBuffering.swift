@@ -20,6 +20,7 @@ extension FFmpegSource {
         }
         let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
         bufferedBytes = report.bufferedBytes
+        bufferedDuration = report.bufferedDuration
         let previous = loadState
         loadState = BufferingPolicy.nextLoadState(loadState, report: report)
         if loadState != previous {

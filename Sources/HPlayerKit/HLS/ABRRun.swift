@@ -1,0 +1,63 @@
+/// How full the player's buffer is, as the bitrate policy sees it.
+public struct BufferLevel: Equatable, Sendable {
+    /// Seconds of media read ahead of the playhead.
+    public var seconds: Double
+    /// The most the player reads ahead, seconds.
+    public var maximum: Double
+    /// Playback is waiting for data (starting, or run dry).
+    public var isStarved: Bool
+
+    public init(seconds: Double, maximum: Double, isStarved: Bool) {
+        self.seconds = seconds
+        self.maximum = maximum
+        self.isStarved = isStarved
+    }
+}
+
+/// A bitrate policy's run over one HLS stream (`--hls-bitrate=auto`): the ladder it moves on
+/// (the variants that can follow the one first played, by bandwidth), the downloads it learns
+/// from, and its memory. The HLS client's read thread's own.
+struct ABRRun {
+    let policy: ABRPolicy
+    /// Variant indices, lowest bandwidth first: rung i is variant `rungs[i]`.
+    let rungs: [Int]
+    private let bitrates: [Double]
+    private let origin = MonotonicClock.now()
+    private var memory = ABRMemory()
+    private var samples: [ThroughputSample] = []
+    private var lastSwitchAt: Double?
+
+    /// nil when fewer than two variants can follow `playing`: nothing to choose.
+    init?(policy: ABRPolicy, variants: [HLSVariant], playing: Int) {
+        let rungs = HLSBitrate.interchangeable(with: playing, among: variants)
+        guard rungs.count > 1 else { return nil }
+        self.policy = policy
+        self.rungs = rungs
+        bitrates = rungs.map { Double(variants[$0].bandwidth) }
+    }
+
+    /// A segment's download: its bytes, and the seconds spent waiting for them.
+    mutating func noteDownload(bytes: Int64, seconds: Double) {
+        guard bytes > 0 else { return }
+        samples.append(ThroughputSample(bytes: Double(bytes), seconds: seconds, finishedAt: MonotonicClock.now() - origin))
+        // A policy learns from the last few; a long stream keeps no more than that.
+        if samples.count > 64 { samples.removeFirst(samples.count - 64) }
+    }
+
+    /// The variant of the next segment, `playing` being the last one's. A wait BOLA asks for is
+    /// not kept: the player's read-ahead paces the downloads.
+    mutating func nextVariant(playing: Int, level: BufferLevel, segmentDuration: Double, segmentsLeft: Int?) -> Int {
+        var input = ABRInput(bitrates: bitrates, segmentDuration: segmentDuration, buffer: level.seconds,
+                             maxBuffer: level.maximum, now: MonotonicClock.now() - origin)
+        input.current = rungs.firstIndex(of: playing)
+        input.samples = samples
+        input.segmentsLeft = segmentsLeft
+        input.lastSwitchAt = lastSwitchAt
+        input.isStarved = level.isStarved
+        let rung = policy.decide(input, memory: &memory).rung
+        return rungs[rung]
+    }
+
+    /// The stream moved to another variant.
+    mutating func didSwitch() { lastSwitchAt = MonotonicClock.now() - origin }
+}
