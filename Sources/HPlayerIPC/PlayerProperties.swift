@@ -109,10 +109,15 @@ public enum PropertyChange: Equatable, Sendable {
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
 public enum PlayerProperties {
+    /// The properties read as mpv's are, reply for reply.
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility", "hls-bitrate", "video-params"]
+                               "stream-record", "aid", "sid", "sub-visibility"]
+    /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
+    /// variant fetched (mpv's top-level one reads its option back; its track-list entries carry
+    /// the bandwidth), and `video-params` has only `w` and `h` of mpv's fields.
+    public static let ownNames = ["hls-bitrate", "video-params"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {

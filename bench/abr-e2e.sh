@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# End to end: the real player plays an ffmpeg-made HLS ladder (300 to 2850 kb/s, 4 s segments,
+# 160 s) at 1x from the fault server, which replays a throughput trace as its rate schedule, once
+# per policy; its QoE_lin from --stats-dir (bench/abr_qoe.py) against what `hplayer abr-sim`
+# predicts for the same trace and ladder (no round trip added, 30 s read ahead as the player is
+# given). Usage: bench/abr-e2e.sh [TRACE...]   (default: a Norway trace, an FCC trace, and a step:
+# 3 Mb/s, 40 s at 0.5 Mb/s, 3 Mb/s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+server=""
+stop_server() { [ -z "$server" ] || { kill -9 "$server"; wait "$server"; } 2>/dev/null || true; server=""; }
+trap 'stop_server; rm -rf "$work"' EXIT
+source bench/common.sh
+for tool in ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
+build_release
+
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+  printf '0\t3.0\n20\t0.5\n60\t3.0\n' > "$work/step"
+  traces=(../shared/traces/norway/norway_bus_1 ../shared/traces/fcc/trace_10322_http---edition.cnn.com "$work/step")
+fi
+
+echo "making the ladder..." >&2
+rates=(300 750 1200 1850 2850)
+split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
+args=()
+for index in "${!rates[@]}"; do
+  rate=${rates[$index]}
+  mkdir -p "$work/www/v$index"
+  args+=(-map "[s$index]" -c:v libx264 -preset veryfast -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
+         -g 100 -keyint_min 100 -sc_threshold 0 -f hls -hls_time 4 -hls_playlist_type vod
+         -hls_segment_filename "$work/www/v$index/%03d.ts" "$work/www/v$index/index.m3u8")
+done
+ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=160,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}"
+{
+  echo "#EXTM3U"
+  for index in "${!rates[@]}"; do
+    echo "#EXT-X-STREAM-INF:BANDWIDTH=$((rates[index] * 1000)),RESOLUTION=640x360"
+    echo "v$index/index.m3u8"
+  done
+} > "$work/www/master.m3u8"
+kbps=$(IFS=,; echo "${rates[*]}")
+
+# A trace's lines as the fault server's schedule: each rate for the time to the next line, the last for ever.
+schedule() {
+  awk -F'\t' 'NR > 1 { printf "%s%.3f:%d", sep, $1 - t, r; sep = "," } { t = $1; r = $2 * 125000 } END { printf "%s0:%d\n", sep, r }' "$1"
+}
+
+printf 'trace\tpolicy\tQoE_lin player\tQoE_lin simulated\tratio\tMb/s\tstalled s\tswitches\n'
+for trace in "${traces[@]}"; do
+  for policy in auto bola throughput seed; do
+    stop_server
+    rm -f "$work/server.out"
+    python3 scripts/fault-server.py --root "$work/www" --log "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" > "$work/server.out" &
+    server=$!
+    while ! grep -q '^PORT ' "$work/server.out" 2>/dev/null; do sleep 0.05; done
+    port=$(sed -n 's/^PORT //p' "$work/server.out")
+    rm -rf "$work/stats"
+    timeout 600 "$hplayer" "http://127.0.0.1:$port/master.m3u8" --vo null --ao null --no-status --cache=no --cache-secs 30 \
+      --hls-abr "$policy" --stats-dir "$work/stats" >/dev/null 2> "$work/player.err" || { echo "bench: $policy over $trace: exit $?" >&2; tail -3 "$work/player.err" >&2; }
+    read -r qoe mbps stalled switches _ < <(python3 bench/abr_qoe.py "$work/stats" "$kbps")
+    predicted=$("$hplayer" abr-sim "$trace" --ladder "$work/www/master.m3u8" --policy "$policy" --latency 0 --max-buffer 30 | awk -F'\t' 'NR == 3 { print $4 }')
+    ratio=$(awk -v a="$qoe" -v b="$predicted" 'BEGIN { printf "%.2f", b != 0 ? a / b : 0 }')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$trace")" "$policy" "$qoe" "$predicted" "$ratio" "$mbps" "$stalled" "$switches"
+  done
+done
