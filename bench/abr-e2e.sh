@@ -4,7 +4,8 @@
 # per policy; its QoE_lin from --stats-dir (bench/abr_qoe.py) against what `hplayer abr-sim`
 # predicts for the same trace and ladder (no round trip added, 30 s read ahead as the player is
 # given). Usage: bench/abr-e2e.sh [TRACE...]   (default: a Norway trace, an FCC trace, and a step:
-# 3 Mb/s, 40 s at 0.5 Mb/s, 3 Mb/s)
+# 3 Mb/s, 40 s at 0.5 Mb/s, 3 Mb/s; a step alone with the argument "step"). ABR_POLICIES="auto seed"
+# runs only those (default: all four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -15,11 +16,13 @@ source bench/common.sh
 for tool in ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
 
+printf '0\t3.0\n20\t0.5\n60\t3.0\n' > "$work/step"
 traces=("$@")
 if [ ${#traces[@]} -eq 0 ]; then
-  printf '0\t3.0\n20\t0.5\n60\t3.0\n' > "$work/step"
   traces=(../shared/traces/norway/norway_bus_1 ../shared/traces/fcc/trace_10322_http---edition.cnn.com "$work/step")
 fi
+for index in "${!traces[@]}"; do [ "${traces[$index]}" = step ] && traces[$index]="$work/step"; done
+read -r -a policies <<< "${ABR_POLICIES:-auto bola throughput seed}"
 
 echo "making the ladder..." >&2
 rates=(300 750 1200 1850 2850)
@@ -49,10 +52,10 @@ schedule() {
 
 printf 'trace\tpolicy\tQoE_lin player\tQoE_lin simulated\tratio\tMb/s\tstalled s\tswitches\n'
 for trace in "${traces[@]}"; do
-  for policy in auto bola throughput seed; do
+  for policy in "${policies[@]}"; do
     stop_server
     rm -f "$work/server.out"
-    python3 scripts/fault-server.py --root "$work/www" --log "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" > "$work/server.out" &
+    python3 scripts/fault-server.py --root "$work/www" --log "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" --trace-clock > "$work/server.out" &
     server=$!
     while ! grep -q '^PORT ' "$work/server.out" 2>/dev/null; do sleep 0.05; done
     port=$(sed -n 's/^PORT //p' "$work/server.out")

@@ -32,6 +32,19 @@ class Faults:
         self.statuses_left = args.status_times
         self.first_byte_delay = args.first_byte_delay
         self.schedule = parse_schedule(args.rate_schedule)
+        self.trace_clock = args.trace_clock
+        self.first_request = None
+
+    def schedule_origin(self, began):
+        """Where the rate schedule's time starts for a response begun at `began`: there, or,
+        with --trace-clock, at the first request the server answered (a network's trace, which
+        every connection and response shares)."""
+        if not self.trace_clock:
+            return began
+        with self.lock:
+            if self.first_request is None:
+                self.first_request = began
+            return self.first_request
 
     def take(self, name):
         """Whether fault `name` applies to this response (and one use of it is gone)."""
@@ -151,6 +164,7 @@ class Handler(BaseHTTPRequestHandler):
         stall = faults.stall_after if faults.stall_after is not None and faults.take("stalls_left") else None
         sent = 0
         began = time.monotonic()
+        origin = faults.schedule_origin(began)
         # A link's pace: each chunk takes its size over the rate of the moment, and time the
         # reader spent not reading is not made up for later in a burst.
         next_send = began
@@ -158,7 +172,7 @@ class Handler(BaseHTTPRequestHandler):
             file.seek(first)
             remaining = last - first + 1
             while remaining > 0:
-                rate = rate_at(faults.schedule, time.monotonic() - began)
+                rate = rate_at(faults.schedule, time.monotonic() - origin)
                 chunk = min(remaining, 16384 if not rate else max(1024, int(rate / 20)))
                 if drop is not None:
                     chunk = min(chunk, drop - sent)
@@ -205,7 +219,9 @@ def main():
     parser.add_argument("--status-path", default="", help="...for paths ending so...")
     parser.add_argument("--status-times", type=int, default=1, help="...this many times (-1: always)")
     parser.add_argument("--first-byte-delay", type=float, default=0)
-    parser.add_argument("--rate-schedule", default="", help="seconds:bytes-per-second,... per connection")
+    parser.add_argument("--rate-schedule", default="", help="seconds:bytes-per-second,... from each response's start")
+    parser.add_argument("--trace-clock", action="store_true",
+                        help="the schedule's time runs from the first request, for every response (a trace)")
     args = parser.parse_args()
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
