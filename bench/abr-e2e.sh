@@ -26,23 +26,7 @@ read -r -a policies <<< "${ABR_POLICIES:-auto bola throughput seed}"
 
 echo "making the ladder..." >&2
 rates=(300 750 1200 1850 2850)
-split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
-args=()
-for index in "${!rates[@]}"; do
-  rate=${rates[$index]}
-  mkdir -p "$work/www/v$index"
-  args+=(-map "[s$index]" -c:v libx264 -preset veryfast -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
-         -g 100 -keyint_min 100 -sc_threshold 0 -f hls -hls_time 4 -hls_playlist_type vod
-         -hls_segment_filename "$work/www/v$index/%03d.ts" "$work/www/v$index/index.m3u8")
-done
-ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=160,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}"
-{
-  echo "#EXTM3U"
-  for index in "${!rates[@]}"; do
-    echo "#EXT-X-STREAM-INF:BANDWIDTH=$((rates[index] * 1000)),RESOLUTION=640x360"
-    echo "v$index/index.m3u8"
-  done
-} > "$work/www/master.m3u8"
+make_abr_ladder "$work/www" 160 "${rates[@]}"
 kbps=$(IFS=,; echo "${rates[*]}")
 
 # A trace's lines as the fault server's schedule: each rate for the time to the next line, the last for ever.

@@ -21,23 +21,7 @@ echo "== Pensieve's ladder =="
 
 echo "making the ffmpeg ladder..." >&2
 rates=(300 750 1200 1850 2850 4300)
-split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
-args=()
-for index in "${!rates[@]}"; do
-  rate=${rates[$index]}
-  mkdir -p "$work/ffmpeg/v$index"
-  args+=(-map "[s$index]" -c:v libx264 -preset veryfast -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
-         -g 100 -keyint_min 100 -sc_threshold 0 -f hls -hls_time 4 -hls_playlist_type vod
-         -hls_segment_filename "$work/ffmpeg/v$index/%03d.ts" "$work/ffmpeg/v$index/index.m3u8")
-done
-ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=192,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}"
-{
-  echo "#EXTM3U"
-  for index in "${!rates[@]}"; do
-    echo "#EXT-X-STREAM-INF:BANDWIDTH=$((rates[index] * 1000)),RESOLUTION=640x360"
-    echo "v$index/index.m3u8"
-  done
-} > "$work/ffmpeg/master.m3u8"
+make_abr_ladder "$work/ffmpeg" 192 "${rates[@]}"
 
 echo "== the ffmpeg ladder, real segment sizes =="
 "$hplayer" abr-sim "$traces/norway" "$traces/fcc" --ladder "$work/ffmpeg/master.m3u8"

@@ -22,3 +22,28 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[
 column() { awk -v c="$1" '{print $c}' "$2" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
+
+# Makes an HLS ladder in folder $1: $2 seconds of noisy 640x360 video, one variant per bit rate
+# (kb/s) in the rest of the arguments, capped VBR, 4 s segments each starting on a key frame;
+# DIR/master.m3u8 lists them, lowest first.
+make_abr_ladder() {
+  local folder=$1 seconds=$2
+  shift 2
+  local rates=("$@") args=() index rate
+  local split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
+  for index in "${!rates[@]}"; do
+    rate=${rates[$index]}
+    mkdir -p "$folder/v$index"
+    args+=(-map "[s$index]" -c:v libx264 -preset veryfast -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
+           -g 100 -keyint_min 100 -sc_threshold 0 -f hls -hls_time 4 -hls_playlist_type vod
+           -hls_segment_filename "$folder/v$index/%03d.ts" "$folder/v$index/index.m3u8")
+  done
+  ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=$seconds,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}"
+  {
+    echo "#EXTM3U"
+    for index in "${!rates[@]}"; do
+      echo "#EXT-X-STREAM-INF:BANDWIDTH=$((rates[index] * 1000)),RESOLUTION=640x360"
+      echo "v$index/index.m3u8"
+    done
+  } > "$folder/master.m3u8"
+}
