@@ -154,10 +154,10 @@ public final class IPCRemote: @unchecked Sendable {
             let position: Double
             switch reference {
             case .absolute: position = target
-            case .relative: position = status.position + target
+            case .relative: position = controller.position + target
             case .absolutePercent, .relativePercent:
                 guard let duration = status.duration else { return .failure(.commandFailed) }
-                position = (reference == .relativePercent ? status.position : 0) + target / 100 * duration
+                position = (reference == .relativePercent ? controller.position : 0) + target / 100 * duration
             }
             let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
             controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
@@ -193,6 +193,7 @@ public final class IPCRemote: @unchecked Sendable {
         var snapshot = PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
                                         isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
                                         speed: player.speed)
+        snapshot.position = controller.position
         snapshot.recordingPath = player.recordingPath ?? ""
         let audio = player.mediaInfo?.streams(of: .audio) ?? []
         let playing = player.playingStreams

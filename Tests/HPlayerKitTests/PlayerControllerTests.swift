@@ -79,11 +79,15 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         let player = FakePlayer()
         let controller = PlayerController(player: player)
         controller.load()
+        #expect(controller.position == 0)
         controller.seek(to: 3, mode: .exact)
         controller.seek(to: 7, mode: nil)
         #expect(player.recorded == ["prepare"])
+        #expect(controller.position == 7, "the position a kept seek will start at")
         player.emit(.prepared(preparedInfo))
         #expect(await until { player.recorded == ["prepare", "seek 7.0 default", "play"] })
+        player.position = 6.5
+        #expect(controller.position == 6.5, "once prepared, the player's")
         controller.seek(to: 1, mode: .keyframe)
         #expect(player.recorded.last == "seek 1.0 keyframe")
     }

@@ -3,6 +3,8 @@ public protocol PlayerControlling: AnyObject, Sendable {
     var player: MediaPlayer { get }
     /// Play as soon as the media is prepared. play() and pause() set it.
     var autoplay: Bool { get }
+    /// Where playback is; before the media is prepared, where a seek asked then will start it.
+    var position: Double { get }
     func load()
     func play()
     func pause()
@@ -50,6 +52,11 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
 
     public var autoplay: Bool { lock.withLock { autoplayValue } }
 
+    public var position: Double {
+        let queued = lock.withLock { isPrepared ? nil : pendingSeek?.target }
+        return queued?.seconds(duration: nil) ?? player.status.position
+    }
+
     public func load() { player.prepare() }
 
     public func play() {
@@ -86,7 +93,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             if resume { play() } else { pause() }
             return resume ? "Playing" : "Paused"
         case .seek(let offset):
-            return seekNotice(to: player.status.position + offset)
+            return seekNotice(to: position + offset)
         case .seekToFraction(let fraction):
             guard let duration = player.status.duration else { return nil }
             return seekNotice(to: fraction * duration)
