@@ -88,6 +88,29 @@ extension Playback {
                     && abs((cached.ranges.first?.end ?? 0) - cached.duration) < 0.1, "\(cached)")
         }
 
+        @Test("The throughput estimate is kept in the cache's index per server: a first session starts from the lowest variant (the playlist's download says little) and saves one; a session after it starts from the variant the saved estimate sustains")
+        func startupEstimateIsKept() async throws {
+            let folder = try HLSPlayback.ladder.get()
+            let cache = Fixtures.newFolder("cache-estimate")
+            let server = try FaultServer(root: folder)
+            let url = server.url("master.m3u8")
+            let first = HLSPlayback.VariantLog()
+            try await PlayerSession(url: url, options: Self.options(cache: cache, requests: RequestLog()) { $0.monitor = first.monitor },
+                                    name: "cache-estimate-first").playToEnd()
+            #expect(first.bandwidths.withLock { $0.first } == 400_000)
+            let store = try CacheStore(directory: cache, maxBytes: 1 << 30)
+            let saved = try #require(store.savedThroughput(for: "http://127.0.0.1:\(server.port)"))
+            #expect(saved.bitsPerSecond > 0 && abs(saved.savedAt - Date().timeIntervalSince1970) < 120, "\(saved)")
+            // 1.3 Mb/s saved: auto starts within 0.8 of it, at the 1 Mb/s variant.
+            store.saveThroughput(1_300_000, for: "http://127.0.0.1:\(server.port)")
+            let second = HLSPlayback.VariantLog()
+            let session = PlayerSession(url: url, options: try Self.options(cache: cache, requests: RequestLog()) { $0.monitor = second.monitor },
+                                        name: "cache-estimate-second")
+            try await session.playToEnd()
+            #expect(second.bandwidths.withLock { $0.first } == 1_000_000)
+            #expect(Array(session.presentedFrames.map(\.md5).prefix(50)) == (try HLSPlayback.frameMD5s(ofSegments: ["v1/index0.ts"])))
+        }
+
         @Test("hplayer cache prefetch downloads the variant --hls-bitrate picks; with the server gone it then plays frame-exact, with no request")
         func prefetch() async throws {
             let folder = try HLSPlayback.ladder.get()

@@ -180,3 +180,46 @@ import Testing
         #expect(run.nextVariant(playing: 0, level: BufferLevel(seconds: 1, maximum: 120, isStarved: false), segmentDuration: 4, segmentsLeft: 9) == 2)
     }
 }
+
+@Suite struct StartupEstimateTests {
+    static let now = 1_000_000.0
+    static let playlist = ThroughputSample(bytes: 500, seconds: 0.1, finishedAt: 1)  // 40 kb/s
+
+    @Test("The first estimate: a recent saved one, else the playlist's download, else none", arguments: [
+        (StartupEstimate.Saved(bitsPerSecond: 3e6, savedAt: now - 3600), playlist, 3e6, StartupEstimate.Origin.earlierSession),
+        (StartupEstimate.Saved(bitsPerSecond: 3e6, savedAt: now - 86_400), playlist, 3e6, .earlierSession),  // a day old: still taken
+        (StartupEstimate.Saved(bitsPerSecond: 3e6, savedAt: now - 86_401), playlist, 40_000, .playlist),  // older: not
+        (StartupEstimate.Saved(bitsPerSecond: 3e6, savedAt: now + 60), playlist, 40_000, .playlist),  // from the future: the clock moved
+        (StartupEstimate.Saved(bitsPerSecond: 0, savedAt: now), playlist, 40_000, .playlist),
+        (StartupEstimate.Saved(bitsPerSecond: .infinity, savedAt: now), playlist, 40_000, .playlist),
+        (nil, playlist, 40_000, .playlist),
+        (nil, ThroughputSample(bytes: 500, seconds: 0.001, finishedAt: 1), 80_000, .playlist),  // too quick to time: 50 ms
+        (nil, ThroughputSample(bytes: 0, seconds: 0.1, finishedAt: 1), nil, nil),
+        (nil, nil, nil, nil),
+    ] as [(StartupEstimate.Saved?, ThroughputSample?, Double?, StartupEstimate.Origin?)])
+    func initial(saved: StartupEstimate.Saved?, playlist: ThroughputSample?, bitsPerSecond: Double?, origin: StartupEstimate.Origin?) {
+        let estimate = StartupEstimate.initial(saved: saved, playlist: playlist, now: Self.now)
+        #expect(estimate?.bitsPerSecond == bitsPerSecond)
+        #expect(estimate?.origin == origin)
+    }
+
+    @Test("Saved when first measured, then only on a change of 10 % or more", arguments: [
+        (2e6, nil, true), (2e6, 2e6, false), (2.19e6, 2e6, false), (2.2e6, 2e6, true), (1.8e6, 2e6, true), (1.81e6, 2e6, false),
+        (0, nil, false), (.nan, nil, false), (.infinity, 2e6, false),
+    ] as [(Double, Double?, Bool)])
+    func shouldSave(estimate: Double, lastSaved: Double?, saves: Bool) {
+        #expect(StartupEstimate.shouldSave(estimate, lastSaved: lastSaved) == saves)
+    }
+}
+
+extension ABRRunTests {
+    @Test("The first variant is the policy's first decision from the estimate", arguments: [
+        (ABRPolicy.auto, 3e6, 3), (.auto, 1.3e6, 2), (.auto, 40_000, 2), (.auto, nil, 2),
+        (.seed, 3e6, 3), (.throughput, 3e6, 3), (.bola, 1.3e6, 2),
+        (.throughput, nil, 2),  // hls.js's default, 500 kb/s: the lowest
+    ] as [(ABRPolicy, Double?, Int)])
+    func startingVariant(policy: ABRPolicy, estimate: Double?, variant: Int) throws {
+        var run = try #require(ABRRun(policy: policy, variants: Self.variants, playing: 2))
+        #expect(run.startingVariant(estimate: estimate) == variant)
+    }
+}

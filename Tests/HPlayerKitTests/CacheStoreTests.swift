@@ -57,6 +57,24 @@ import Testing
         }
     }
 
+    @Test func aThroughputEstimateIsKeptPerServerAndReplaced() async throws {
+        try await Self.withFolder { directory in
+            let store = try CacheStore(directory: directory, maxBytes: 1 << 30)
+            #expect(store.savedThroughput(for: "http://a.test") == nil)
+            let before = Date().timeIntervalSince1970
+            store.saveThroughput(2_500_000, for: "http://a.test")
+            store.saveThroughput(900_000, for: "http://b.test")
+            store.saveThroughput(3_000_000, for: "http://a.test")
+            // Read by another store on the folder, as the next session would.
+            let reopened = try CacheStore(directory: directory, maxBytes: 1 << 30)
+            let saved = try #require(reopened.savedThroughput(for: "http://a.test"))
+            #expect(saved.bitsPerSecond == 3_000_000 && saved.savedAt >= before - 1 && saved.savedAt <= Date().timeIntervalSince1970 + 1)
+            #expect(reopened.savedThroughput(for: "http://b.test")?.bitsPerSecond == 900_000)
+            reopened.removeAll()
+            #expect(store.savedThroughput(for: "http://a.test") == nil)
+        }
+    }
+
     @Test func sameContentIsTheSameLengthAndValidators() {
         let entry = Self.entry
         var other = entry

@@ -161,6 +161,17 @@ import Testing
     func resolves(reference: String, base: String, resolved: String) {
         #expect(HLSURL.resolve(reference, against: base) == resolved)
     }
+
+    @Test("The server a throughput estimate is kept for", arguments: [
+        ("http://H.test/a/master.m3u8", "http://h.test"),
+        ("https://user:pw@h.test:8443/master.m3u8?x=1", "https://h.test:8443"),
+        ("http://127.0.0.1:8080?x=1", "http://127.0.0.1:8080"),
+        ("http://h.test", "http://h.test"),
+        ("/local/master.m3u8", nil), ("http:///x", nil),
+    ])
+    func server(url: String, server: String?) {
+        #expect(HLSURL.server(of: url) == server)
+    }
 }
 
 @Suite struct HLSBitrateTests {

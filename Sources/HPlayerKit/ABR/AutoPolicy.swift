@@ -31,7 +31,9 @@ public enum AutoPolicy {
 
     public static func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
         guard let current = input.current else {
-            memory.predictions.append(input.initialEstimate ?? 0)
+            // No prediction to score: the initial estimate is a playlist's download or an
+            // earlier session's, and its miss says nothing of how this network varies.
+            memory.predictions.append(0)
             return ABRDecision(rung: ABRRules.startingRung(input, share: startShare))
         }
         let prediction = ThroughputEstimate.harmonicMean(input.samples, last: predictionWindow) ?? input.initialEstimate ?? 500_000
@@ -92,12 +94,17 @@ public enum AutoPolicy {
     }
 
     /// QoE_lin over the plan as predicted, with changes weighed by `switchWeight`, less the
-    /// buffer's shortfall under `target` at the end at a stall's price.
+    /// buffer's shortfall at the end, at a stall's price, under `target` or under what the
+    /// plan's first segment leaves, whichever is more: the rest of the plan must not live on
+    /// buffer the first segment saved. Else "low now, high later", saving buffer to spend it past
+    /// the horizon, would win every decision, and the rise be put off at each.
     static func score(_ plan: [Int], _ input: ABRInput, current: Int, throughput: Double, target: Double) -> Double {
         var buffer = input.buffer
+        var target = target
         var last = input.bitrates[current] / 1_000_000
         var score = 0.0
         for (ahead, rung) in plan.enumerated() {
+            defer { if ahead == 0 { target = max(target, buffer) } }
             let rate = input.bitrates[rung] / 1_000_000
             // The buffer drains at the playback rate while the segment downloads.
             let drained = input.size(ahead: ahead, rung: rung) * 8 / throughput * input.playbackRate

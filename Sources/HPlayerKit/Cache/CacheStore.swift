@@ -176,7 +176,7 @@ public final class CacheStore: Sendable {
     public func removeAll() {
         withIndex("empty the cache", fallback: ()) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) in
-                try database.execute("DELETE FROM fragments; DELETE FROM entries; DELETE FROM claims")
+                try database.execute("DELETE FROM fragments; DELETE FROM entries; DELETE FROM claims; DELETE FROM estimates")
                 // Under the write lock no other process publishes a fragment, so every file
                 // can go but a temporary one still being written.
                 do throws(MediaError) {
@@ -204,6 +204,23 @@ public final class CacheStore: Sendable {
                 return FragmentCoverage.pieces(offset: range.start, length: range.end - range.start, contentLength: entry.contentLength,
                                                fragments: fragments).allSatisfy { if case .cached = $0 { true } else { false } }
             }
+        }
+    }
+
+    /// The throughput estimate saved for `host` by the last session that played from it.
+    public func savedThroughput(for host: String) -> StartupEstimate.Saved? {
+        withIndex("read the throughput estimate for \(host)", fallback: nil) { database throws(SQLiteError) in
+            try database.query("SELECT bits_per_second, saved_at FROM estimates WHERE host = ?", [.text(host)]) { row in
+                StartupEstimate.Saved(bitsPerSecond: row.real(0) ?? 0, savedAt: row.real(1) ?? 0)
+            }.first
+        }
+    }
+
+    /// Keeps `bitsPerSecond` as `host`'s estimate, for the next session's first variant.
+    public func saveThroughput(_ bitsPerSecond: Double, for host: String) {
+        withIndex("save the throughput estimate for \(host)", fallback: ()) { database throws(SQLiteError) in
+            try database.run("INSERT OR REPLACE INTO estimates (host, bits_per_second, saved_at) VALUES (?, ?, ?)",
+                             [.text(host), .real(bitsPerSecond), .real(WallClock.now())])
         }
     }
 
@@ -427,9 +444,15 @@ public final class CacheStore: Sendable {
         CREATE INDEX fragments_by_url ON fragments (url);
         """
 
-    /// Range claims are only meaningful while their owners live: the table is made where an
-    /// index lacks it, with no change of version.
-    private static let claimsTable = """
+    /// Tables added since version 1, made where an index lacks them, with no change of version:
+    /// range claims, only meaningful while their owners live, and each server's last throughput
+    /// estimate (bits per second, and when it was saved).
+    private static let addedTables = """
+        CREATE TABLE IF NOT EXISTS estimates (
+            host TEXT PRIMARY KEY,
+            bits_per_second REAL NOT NULL,
+            saved_at REAL NOT NULL
+        );
         CREATE TABLE IF NOT EXISTS claims (
             id INTEGER PRIMARY KEY,
             url TEXT NOT NULL,
@@ -460,11 +483,11 @@ public final class CacheStore: Sendable {
             version = try database.writeTransaction { () throws(SQLiteError) -> Int64 in
                 let hasMeta: [Void] = try database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") { _ in () }
                 guard !hasMeta.isEmpty else {
-                    try database.execute(schema + claimsTable)
+                    try database.execute(schema + addedTables)
                     return schemaVersion
                 }
                 let version = try database.query("SELECT value FROM meta WHERE name = 'schema_version'") { $0.integer(0) ?? 0 }.first ?? 0
-                if version == schemaVersion { try database.execute(claimsTable) }
+                if version == schemaVersion { try database.execute(addedTables) }
                 return version
             }
         } catch {

@@ -26,6 +26,7 @@ struct ABRRun {
     private var memory = ABRMemory()
     private var samples: [ThroughputSample] = []
     private var lastSwitchAt: Double?
+    private var initialEstimate: Double?
 
     /// nil when fewer than two variants can follow `playing`: nothing to choose.
     init?(policy: ABRPolicy, variants: [HLSVariant], playing: Int) {
@@ -44,6 +45,22 @@ struct ABRRun {
         if samples.count > 64 { samples.removeFirst(samples.count - 64) }
     }
 
+    /// The first segment's variant, the policy's first decision: from `estimate` (bits per
+    /// second, StartupEstimate's), or the policy's own default without one. Segment durations
+    /// are not known yet (no media playlist is read): no policy's first decision uses them.
+    mutating func startingVariant(estimate: Double?) -> Int {
+        var input = ABRInput(bitrates: bitrates, segmentDuration: 0, buffer: 0, maxBuffer: 0, now: MonotonicClock.now() - origin)
+        input.initialEstimate = estimate
+        initialEstimate = estimate
+        return rungs[policy.decide(input, memory: &memory).rung]
+    }
+
+    /// What the downloads so far say the throughput is (hls.js's estimate), bits per second;
+    /// nil before the first.
+    var estimate: Double? {
+        samples.isEmpty ? nil : ThroughputEstimate.hlsjs(samples, initial: nil)
+    }
+
     /// The variant of the next segment, `playing` being the last one's. A wait BOLA asks for is
     /// not kept: the player's read-ahead paces the downloads.
     mutating func nextVariant(playing: Int, level: BufferLevel, segmentDuration: Double, segmentsLeft: Int?) -> Int {
@@ -54,6 +71,7 @@ struct ABRRun {
         input.segmentsLeft = segmentsLeft
         input.lastSwitchAt = lastSwitchAt
         input.isStarved = level.isStarved
+        input.initialEstimate = initialEstimate
         let rung = policy.decide(input, memory: &memory).rung
         return rungs[rung]
     }

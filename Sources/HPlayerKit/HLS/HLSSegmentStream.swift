@@ -28,8 +28,9 @@ public protocol TimeSeekableByteSource: ByteSource {
 /// fMP4 are not read yet: `unsupportedFeature` says so, and the caller leaves the URL to
 /// libavformat.
 ///
-/// The variant: the one `--hls-bitrate` picks; by default (`auto`) the first segment comes from
-/// the lowest, and its download's throughput picks the variant for the rest. A segment that
+/// The variant: the one `--hls-bitrate` picks; by default (`auto`) the bitrate policy's, the
+/// first from an initial estimate (StartupEstimate: the server's estimate an earlier session
+/// saved in the disk cache's index, else the master playlist's download), then one per segment. A segment that
 /// cannot be opened after the I/O layer's retries is fetched from another variant, and only then
 /// skipped, with a warning. Both happen at a segment boundary: the byte stream goes on with the
 /// other variant's segment, which libavformat and the decoder take as a change of picture size.
@@ -77,6 +78,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
     /// `auto`: the bitrate policy's run, which picks each next segment's variant.
     private var abr: ABRRun?
+    /// The last playlist fetched over the network, as a throughput sample: the first variant's
+    /// estimate when no earlier session left one.
+    private var playlistDownload: ThroughputSample?
+    /// Where throughput estimates are kept between sessions (the disk cache's index), the
+    /// server they are kept under, and the one this session saved last.
+    private let store: CacheStore?
+    private let estimateHost: String?
+    private var savedEstimate: Double?
     /// Seconds spent waiting on the network for the current segment (opening it, and reads): its
     /// download time, with the time the reader spent elsewhere left out.
     private var segmentNetworkSeconds = 0.0
@@ -110,7 +119,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         self.url = url
         self.options = options
         http = options.httpResource(for: url)
-        cacheMap = options.cache?.store().map { CacheMap(store: $0) }
+        store = options.cache?.store()
+        cacheMap = store.map { CacheMap(store: $0) }
+        estimateHost = HLSURL.server(of: url)
     }
 
     deinit { scratch.deallocate() }
@@ -123,8 +134,17 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         let text = try fetchText(url)
         switch try parse(text, from: url) {
         case let .master(master):
-            guard let chosen = options.hlsBitrate.choose(among: master.variants) else {
+            guard var chosen = options.hlsBitrate.choose(among: master.variants) else {
                 throw MediaError(input: url, reason: "a master playlist with no variant")
+            }
+            if options.hlsBitrate == .auto, var run = ABRRun(policy: options.hlsABR, variants: master.variants, playing: chosen) {
+                let start = StartupEstimate.initial(saved: estimateHost.flatMap { store?.savedThroughput(for: $0) },
+                                                    playlist: playlistDownload, now: WallClock.now())
+                chosen = run.startingVariant(estimate: start?.bitsPerSecond)
+                if let start {
+                    Log.network.info("\(url): starting from \(start.origin.rawValue) estimate, \(DecimalText.fixed(start.bitsPerSecond / 1e6, places: 2)) Mb/s")
+                }
+                abr = run
             }
             let variant = master.variants[chosen]
             variants = master.variants.enumerated().map { index, variant in
@@ -142,7 +162,6 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             }
             self.master = master
             variantIndex = chosen
-            if options.hlsBitrate == .auto { abr = ABRRun(policy: options.hlsABR, variants: master.variants, playing: chosen) }
             (playlistURL, playlist) = try loadVariant(chosen, of: master)
             noteVariant()
         case let .media(media):
@@ -331,6 +350,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         guard var run = abr, let master else { return nil }
         defer { abr = run }
         run.noteDownload(bytes: segmentOffset, seconds: segmentNetworkSeconds)
+        saveEstimate(run.estimate)
         let next = index + 1
         guard playlist.isLive || next < playlist.segments.count else { return nil }
         let level = bufferLevel?() ?? BufferLevel(seconds: 0, maximum: 30, isStarved: false)
@@ -353,6 +373,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
             return nil
         }
+    }
+
+    /// Keeps the throughput estimate for the server's next session, when it changed enough.
+    private func saveEstimate(_ estimate: Double?) {
+        guard let estimate, let host = estimateHost, let store,
+              StartupEstimate.shouldSave(estimate, lastSaved: savedEstimate) else { return }
+        store.saveThroughput(estimate, for: host)
+        savedEstimate = estimate
     }
 
     /// The sequence number and start time (seconds from the playlist's first segment) of the segment after `index`.
@@ -570,8 +598,12 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 return text
             }
         }
+        let started = MonotonicClock.now()
         try http.open(url: target, at: 0, length: nil, isContinuation: false, caching: isLive ? .bypass : .store)
-        return String(decoding: try http.readAll(limit: Self.playlistLimit), as: UTF8.self)
+        let bytes = try http.readAll(limit: Self.playlistLimit)
+        let finished = MonotonicClock.now()
+        playlistDownload = ThroughputSample(bytes: Double(bytes.count), seconds: finished - started, finishedAt: finished)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A playlist, an initialization section or a key larger than this is refused.

@@ -23,6 +23,17 @@ enum HLSURL {
         return "\(scheme)://\(authority)\(removingDotSegments(merged))\(suffix)"
     }
 
+    /// The scheme and authority ("http://host:port", lowercased, user info left out): the
+    /// server a throughput estimate is kept for; nil for a URL without one.
+    static func server(of url: String) -> String? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let afterScheme = url[schemeEnd.upperBound...]
+        var authority = afterScheme[..<(afterScheme.firstIndex(where: isPathDelimiter) ?? afterScheme.endIndex)]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard !authority.isEmpty else { return nil }
+        return "\(url[..<schemeEnd.lowerBound])://\(authority)".lowercased()
+    }
+
     private static func splitQuery(_ reference: String) -> (path: String, suffix: String) {
         guard let cut = reference.firstIndex(where: isQueryDelimiter) else { return (reference, "") }
         return (String(reference[..<cut]), String(reference[cut...]))
