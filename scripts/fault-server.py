@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP server for the tests: serves a folder with Range and keep-alive, and can
-drop a connection after N bytes, stall, answer a status N times, delay the first byte, and send at
-a rate that follows a schedule (a bandwidth trace). Files carry an ETag and a Last-Modified date,
-and a request whose If-None-Match or If-Modified-Since names the file as it is gets 304. Every
-request goes to a JSON-lines log.
+drop a connection after N bytes, stall, answer a status N times, delay the first byte, send at
+a rate that follows a schedule (a bandwidth trace), and send the paths a pattern matches slowly.
+Files carry an ETag and a Last-Modified date, and a request whose If-None-Match or
+If-Modified-Since names the file as it is gets 304. Every request goes to a JSON-lines log.
 
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
 import email.utils
 import json
 import os
+import re
 import signal
 import socket
 import threading
@@ -34,6 +35,14 @@ class Faults:
         self.schedule = parse_schedule(args.rate_schedule)
         self.trace_clock = args.trace_clock
         self.first_request = None
+        self.slow_path = re.compile(args.slow_path) if args.slow_path else None
+        self.slow_rate = args.slow_rate
+
+    def rate_for(self, path, elapsed):
+        """Bytes per second for `path`, `elapsed` seconds into the schedule; None: no limit."""
+        if self.slow_path is not None and self.slow_path.search(path):
+            return self.slow_rate
+        return rate_at(self.schedule, elapsed)
 
     def schedule_origin(self, began):
         """Where the rate schedule's time starts for a response begun at `began`: there, or,
@@ -172,7 +181,7 @@ class Handler(BaseHTTPRequestHandler):
             file.seek(first)
             remaining = last - first + 1
             while remaining > 0:
-                rate = rate_at(faults.schedule, time.monotonic() - origin)
+                rate = faults.rate_for(self.path, time.monotonic() - origin)
                 chunk = min(remaining, 16384 if not rate else max(1024, int(rate / 20)))
                 if drop is not None:
                     chunk = min(chunk, drop - sent)
@@ -222,6 +231,8 @@ def main():
     parser.add_argument("--rate-schedule", default="", help="seconds:bytes-per-second,... from each response's start")
     parser.add_argument("--trace-clock", action="store_true",
                         help="the schedule's time runs from the first request, for every response (a trace)")
+    parser.add_argument("--slow-path", default="", help="a regular expression: the paths it matches are sent...")
+    parser.add_argument("--slow-rate", type=float, default=20000, help="...at this many bytes per second")
     args = parser.parse_args()
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

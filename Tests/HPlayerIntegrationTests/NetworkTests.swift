@@ -371,6 +371,29 @@ extension Playback {
             #expect(session.presentedFrames.count == 150)
         }
 
+        @Test("auto in real time: a segment of a higher variant too slow to arrive before the buffer runs dry is given up for the lowest's, none of it shown: every frame is ffmpeg's of the segments fetched whole", .realTime)
+        func slowSegmentIsGivenUp() async throws {
+            let folder = try Self.ladder.get()
+            // The second segment of the two higher variants comes at 20 kB/s (its 250 or 450 kB
+            // would take 12 or 22 s, with about 2 s buffered); everything else at full speed.
+            let server = try FaultServer(["--slow-path", "^/v[12]/index1\\.ts$", "--slow-rate", "20000"], root: folder)
+            let log = VariantLog()
+            var options = PlayerOptions()
+            options.source.network.monitor = log.monitor
+            let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-give-up")
+            try await session.playToEnd(timeout: 60)
+            let chosen = log.bandwidths.withLock { $0 }
+            let segments = server.requests.filter { $0.path.hasSuffix(".ts") }
+            try #require(chosen.count >= 3 && chosen.first == 400_000 && chosen[1] > 400_000,
+                         "up after the first segment, then down: \(chosen); \(segments.map { "\($0.path) \($0.outcome)" })")
+            #expect(chosen[2] == 400_000)
+            let givenUp = segments.filter { $0.outcome != "complete" }.map(\.path)
+            #expect(givenUp.count == 1 && ["/v1/index1.ts", "/v2/index1.ts"].contains(givenUp.first), "\(givenUp)")
+            let whole = segments.filter { $0.outcome == "complete" }.map { String($0.path.dropFirst()) }
+            #expect(whole.prefix(2) == ["v0/index0.ts", "v0/index1.ts"] && whole.count == 3 && whole[2].hasSuffix("/index2.ts"), "\(whole)")
+            #expect(session.presentedFrames.map(\.md5) == (try Self.frameMD5s(ofSegments: whole)))
+        }
+
         @Test("A segment that cannot be fetched after the retries comes from another variant: the frames are ffmpeg's of each segment fetched")
         func failedSegmentFromAnotherVariant() async throws {
             let folder = try Self.ladder.get()

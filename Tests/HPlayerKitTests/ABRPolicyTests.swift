@@ -223,3 +223,19 @@ extension ABRRunTests {
         #expect(run.startingVariant(estimate: estimate) == variant)
     }
 }
+
+extension ABRRunTests {
+    @Test("A segment too slow to arrive is given up for a lower variant, sizes taken by bandwidth; a pinned policy never gives one up", arguments: [
+        // 4 Mb/s variant 0, 2 MB expected, 100 kB in 1 s (800 kb/s), 4 s buffered: 1 MB at 2 Mb/s takes 10 s, 500 kB at 1 Mb/s 5 s.
+        (ABRPolicy.auto, 0, 1.0, 100_000, 4.0, 2), // the rest takes 19 s: variant 2 (1 Mb/s) arrives soonest, if not in time
+        (.auto, 0, 1.0, 100_000, 40.0, nil),  // 40 s buffered: in time
+        (.auto, 0, 0.4, 10_000, 4.0, nil),  // judged only after 0.5 s
+        (.auto, 2, 1.0, 10_000, 1.0, nil),  // the lowest: nothing lower
+        (.fixed(0), 0, 1.0, 100_000, 4.0, nil),
+    ] as [(ABRPolicy, Int, Double, Int, Double, Int?)])
+    func abandonment(policy: ABRPolicy, playing: Int, elapsed: Double, loaded: Int, buffer: Double, lower: Int?) throws {
+        let run = try #require(ABRRun(policy: policy, variants: Self.variants, playing: 2))
+        let expected = 2_000_000.0 * Double(Self.variants[playing].bandwidth) / 4_000_000
+        #expect(run.abandonment(playing: playing, elapsed: elapsed, loaded: loaded, expectedBytes: expected, buffer: buffer) == lower)
+    }
+}

@@ -76,6 +76,19 @@ struct ABRRun {
         return rungs[rung]
     }
 
+    /// The variant to fetch the segment downloading at `playing` from instead, when at the rate
+    /// it has come so far it would arrive after the buffer ran dry (SegmentAbandonment); nil to
+    /// go on. The other variants' sizes of the segment are taken in proportion to their bandwidth.
+    /// - Parameters:
+    ///   - elapsed: seconds the download has waited on the network.
+    ///   - expectedBytes: the segment's whole size at `playing`.
+    ///   - buffer: seconds of media buffered now.
+    func abandonment(playing: Int, elapsed: Double, loaded: Int, expectedBytes: Double, buffer: Double) -> Int? {
+        guard !policy.isFixed, let rung = rungs.firstIndex(of: playing) else { return nil }
+        let sizes = bitrates.map { expectedBytes * $0 / bitrates[rung] }
+        return SegmentAbandonment.lowerRung(rung: rung, elapsed: elapsed, loaded: Double(loaded), sizes: sizes, buffer: buffer).map { rungs[$0] }
+    }
+
     /// The stream moved to another variant.
     mutating func didSwitch() { lastSwitchAt = MonotonicClock.now() - origin }
 }

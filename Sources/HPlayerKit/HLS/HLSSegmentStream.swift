@@ -30,7 +30,9 @@ public protocol TimeSeekableByteSource: ByteSource {
 ///
 /// The variant: the one `--hls-bitrate` picks; by default (`auto`) the bitrate policy's, the
 /// first from an initial estimate (StartupEstimate: the server's estimate an earlier session
-/// saved in the disk cache's index, else the master playlist's download), then one per segment. A segment that
+/// saved in the disk cache's index, else the master playlist's download), then one per segment.
+/// The policy running, each segment is fetched whole before any of it is handed out, so that
+/// one too slow to arrive before the buffer runs dry is given up for a lower variant's. A segment that
 /// cannot be opened after the I/O layer's retries is fetched from another variant, and only then
 /// skipped, with a warning. Both happen at a segment boundary: the byte stream goes on with the
 /// other variant's segment, which libavformat and the decoder take as a change of picture size.
@@ -71,6 +73,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Keys fetched, by URL: each is fetched once.
     private var keys: [String: [UInt8]] = [:]
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// auto: the segment being read, fetched whole before any of it is handed out, so that one
+    /// too slow to arrive in time is given up for a lower variant's with none of it in the
+    /// stream (SegmentAbandonment); how much of it has been handed out; whether it is all here.
+    private var wholeSegment: [UInt8] = []
+    private var wholeSegmentRead = 0
+    private var isWholeSegmentFetched = false
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// The master playlist and the index of the variant playing; nil for a media playlist.
     private var master: HLSMasterPlaylist?
     private var variantIndex = 0
@@ -124,7 +133,10 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         estimateHost = HLSURL.server(of: url)
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        chunk.deallocate()
+    }
 
     public var info: ByteSourceInfo { ByteSourceInfo(contentLength: nil, mimeType: nil, acceptsRanges: false) }
 
@@ -180,6 +192,17 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         while true {
             if isAtSectionEnd { return 0 }
+            // Whole before any of it, its initialization section included: one given up leaves
+            // nothing in the stream.
+            if fetchesWholeSegments, !isWholeSegmentFetched, segmentIndex != nil {
+                do {
+                    try fetchWholeSegment()
+                } catch {
+                    try skip(http.url, error)
+                    guard try advance() else { return 0 }
+                }
+                continue
+            }
             if initSectionIndex < initSection.count {
                 let count = min(buffer.count, initSection.count - initSectionIndex)
                 initSection.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + initSectionIndex, byteCount: count) }
@@ -188,10 +211,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 return count
             }
             let count: Int
-            let reading = MonotonicClock.now()
-            defer { segmentNetworkSeconds += MonotonicClock.now() - reading }
             do {
-                count = try readSegment(into: buffer)
+                count = fetchesWholeSegments ? takeFromWholeSegment(into: buffer) : try readSegment(into: buffer)
             } catch {
                 try skip(http.url, error)
                 guard try advance() else { return 0 }
@@ -212,6 +233,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         // Within the segment being read (libavformat looking back a little while probing).
         guard offset >= segmentStart else {
             throw MediaError(input: url, reason: "cannot seek back before the segment being read")
+        }
+        if fetchesWholeSegments {
+            if !isWholeSegmentFetched { try fetchWholeSegment() }
+            guard offset - segmentStart <= Int64(wholeSegment.count) else { throw MediaError(input: url, reason: "seek past the end of a segment") }
+            segmentOffset = offset - segmentStart
+            wholeSegmentRead = Int(segmentOffset)
+            return
         }
         guard decryptor != nil else {
             try http.seek(to: segmentBase + offset - segmentStart)
@@ -375,6 +403,91 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
     }
 
+    /// Segments are fetched whole while the bitrate policy runs (a segment can be given up).
+    private var fetchesWholeSegments: Bool { abr != nil }
+
+    /// Fetches the current segment whole. Checked every `abandonmentCheckInterval` while it
+    /// downloads: a download too slow to arrive before the buffer runs dry is given up for the
+    /// same segment of the lower variant the policy names. Before playback starts too (unlike
+    /// the simulator's): playback waits on this segment then, and the lower one comes sooner.
+    private func fetchWholeSegment() throws(MediaError) {
+        // The buffer as the read thread last saw it (it is this thread, busy here), drained by
+        // the time since.
+        let level = bufferLevel?() ?? BufferLevel(seconds: .infinity, maximum: .infinity, isStarved: false)
+        let began = MonotonicClock.now()
+        var lastCheck = began
+        var mayGiveUp = true
+        while true {
+            let count = try readSegment(into: chunk)
+            if count == 0 { break }
+            wholeSegment.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            guard wholeSegment.count <= Self.wholeSegmentLimit else {
+                throw MediaError(input: http.url, reason: "a segment larger than \(Self.wholeSegmentLimit >> 20) MiB")
+            }
+            let now = MonotonicClock.now()
+            guard mayGiveUp, now - lastCheck >= Self.abandonmentCheckInterval else { continue }
+            lastCheck = now
+            guard let lower = lowerVariant(buffer: max(0, level.seconds - (now - began))) else { continue }
+            // One try per segment: a variant whose playlist cannot be had is not asked for again.
+            mayGiveUp = false
+            try giveUpSegment(for: lower)
+        }
+        isWholeSegmentFetched = true
+    }
+
+    /// The policy's lower variant for the segment downloading, or nil to go on with it.
+    private func lowerVariant(buffer: Double) -> Int? {
+        guard let abr, let index = segmentIndex, openSegment?.base == playlistURL else { return nil }
+        let segment = playlist.segments[index]
+        let declared = Double(master?.variants[variantIndex].bandwidth ?? 0) / 8 * segment.duration
+        let expected = segment.byteRange.map { Double($0.length) } ?? http.info.contentLength.map(Double.init) ?? declared
+        return abr.abandonment(playing: variantIndex, elapsed: segmentNetworkSeconds, loaded: wholeSegment.count,
+                               expectedBytes: expected, buffer: buffer)
+    }
+
+    /// Gives the segment downloading up for the same segment of variant `lower`, none of it
+    /// handed out; what came of it is a throughput sample. Stays on it when `lower`'s playlist
+    /// cannot be had.
+    private func giveUpSegment(for lower: Int) throws(MediaError) {
+        guard var run = abr, let master, let index = segmentIndex else { return }
+        defer { abr = run }
+        run.noteDownload(bytes: Int64(wholeSegment.count), seconds: segmentNetworkSeconds)
+        let sequence = playlist.segments[index].sequenceNumber
+        let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
+        let found: Int
+        do {
+            let (lowerURL, media) = try loadOtherVariant(lower, of: master)
+            guard let index = Self.segmentIndex(in: media, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
+            found = index
+            (playlistURL, playlist, variantIndex) = (lowerURL, media, lower)
+        } catch {
+            Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
+            return
+        }
+        Log.network.info("\(url): segment \(sequence) too slow to arrive in time (\(wholeSegment.count) bytes in \(DecimalText.fixed(segmentNetworkSeconds, places: 1)) s): fetched from variant \(lower + 1) (\(variants?[lower].summary ?? "")) instead")
+        run.didSwitch()
+        noteVariant()
+        publishCacheLayout()
+        segmentIndex = found
+        sequenceNumber = playlist.segments[found].sequenceNumber
+        segmentNetworkSeconds = 0
+        try open(playlist.segments[found])
+    }
+
+    /// The next bytes of the segment fetched whole; 0 at its end.
+    private func takeFromWholeSegment(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, wholeSegment.count - wholeSegmentRead)
+        guard count > 0 else { return 0 }
+        wholeSegment.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + wholeSegmentRead, byteCount: count) }
+        wholeSegmentRead += count
+        return count
+    }
+
+    /// A segment fetched whole larger than this is refused.
+    static let wholeSegmentLimit = 256 << 20
+    /// Seconds between two looks at a download's progress, as a player's progress events come.
+    static let abandonmentCheckInterval = 0.25
+
     /// Keeps the throughput estimate for the server's next session, when it changed enough.
     private func saveEstimate(_ estimate: Double?) {
         guard let estimate, let host = estimateHost, let store,
@@ -478,6 +591,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 isAtSectionEnd = sectionHasBytes
             }
         }
+        wholeSegment.removeAll(keepingCapacity: true)
+        wholeSegmentRead = 0
+        isWholeSegmentFetched = false
         decryptor = nil
         if let key = segment.key {
             let keyURL = HLSURL.resolve(key.uri, against: base)
@@ -522,6 +638,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
 
     /// The current segment's next bytes, decrypted when it is encrypted; 0 at its end.
     private func readSegment(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        let reading = MonotonicClock.now()
+        defer { segmentNetworkSeconds += MonotonicClock.now() - reading }
         guard let decryptor else { return try http.read(into: buffer) }
         while plaintextIndex >= plaintext.count {
             plaintext.removeAll(keepingCapacity: true)
