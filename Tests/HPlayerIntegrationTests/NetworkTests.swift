@@ -249,18 +249,19 @@ extension Playback {
 
     /// Our HLS client, against the fault server (its log shows every request) and nginx.
     @Suite(.timeLimit(.minutes(2))) struct HLSPlayback {
-        /// A 3-variant ladder of 6 s, segments of 2 s: v0 320x180 (400 kb/s declared), v1
-        /// 640x360 (1 Mb/s), v2 960x540 (1.8 Mb/s); the master playlist is FOLDER/master.m3u8.
-        /// MPEG-TS segments (vN/indexK.ts), or fMP4 ones (vN/init.mp4, vN/indexK.m4s).
-        static func makeLadder(_ name: String, fragmented: Bool) -> Result<String, FixtureError> {
+        /// A 3-variant ladder of `seconds` (a 440 Hz tone and testsrc2), segments of 2 s: v0
+        /// 320x180 (400 kb/s declared), v1 640x360 (1 Mb/s), v2 960x540 (1.8 Mb/s); the master
+        /// playlist is FOLDER/master.m3u8. MPEG-TS segments (vN/indexK.ts), or fMP4 ones
+        /// (vN/init.mp4, vN/indexK.m4s).
+        static func makeLadder(_ name: String, fragmented: Bool, seconds: Int = 6) -> Result<String, FixtureError> {
             let folder = Fixtures.directory.appendingPathComponent(name).path
             let variants = [("320x180", "300k", 400_000), ("640x360", "800k", 1_000_000), ("960x540", "1500k", 1_800_000)]
             var master = "#EXTM3U\n"
             for (index, (size, rate, bandwidth)) in variants.enumerated() {
                 try? FileManager.default.createDirectory(atPath: "\(folder)/v\(index)", withIntermediateDirectories: true)
                 guard let made = try? Command.run([
-                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=6",
-                    "-f", "lavfi", "-i", "sine=d=6", "-c:v", "libx264", "-b:v", rate, "-g", "50", "-c:a", "aac",
+                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=\(seconds)",
+                    "-f", "lavfi", "-i", "sine=d=\(seconds)", "-c:v", "libx264", "-b:v", rate, "-g", "50", "-c:a", "aac",
                     "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
                     + (fragmented ? ["-hls_segment_type", "fmp4"] : []) + ["\(folder)/v\(index)/index.m3u8"], timeout: 300),
                     made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make the HLS ladder")) }
@@ -328,7 +329,7 @@ extension Playback {
         /// ffmpeg's frames of each segment as named ("v0/index0.ts", …), one after another: a
         /// stream that changes variant is checked part by part, as ffmpeg's CLI would scale every
         /// picture to the first size.
-        static func frameMD5s(ofSegments segments: [String]) throws -> [String] {
+        static func frameMD5s(ofSegments segments: [String], in ladder: Result<String, FixtureError> = ladder) throws -> [String] {
             let folder = try ladder.get()
             return try segments.flatMap { try Fixtures.frameMD5s("\(folder)/\($0)") }
         }
