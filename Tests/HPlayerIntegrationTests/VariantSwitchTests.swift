@@ -77,3 +77,123 @@ extension Playback {
         }
     }
 }
+
+extension Playback {
+    /// A ladder whose variants' sound are audio renditions of two AUDIO groups: the sound follows
+    /// the variant to its group's rendition of the language playing.
+    @Suite(.timeLimit(.minutes(2))) struct AudioGroupSwitching {
+        /// Video-only variants v0 (320x180, AUDIO "lo") and v1 (640x360, AUDIO "hi"), 6 s; audio
+        /// renditions a-GROUP-LANGUAGE, English a 440 Hz tone and French 660 Hz, at 64 kb/s in
+        /// "lo" and 128 kb/s in "hi", where French is the default. master.m3u8 lists them;
+        /// master-shared.m3u8 has both groups' English be one rendition (one URI).
+        static let ladder: Result<String, FixtureError> = {
+            let folder = Fixtures.directory.appendingPathComponent("hls-audio-groups").path
+            var jobs: [(String, [String])] = [
+                ("v0", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=6", "-c:v", "libx264", "-b:v", "300k", "-g", "50"]),
+                ("v1", ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=6", "-c:v", "libx264", "-b:v", "800k", "-g", "50"]),
+            ]
+            for (group, rate) in [("lo", "64k"), ("hi", "128k")] {
+                for (language, frequency) in [("en", 440), ("fr", 660)] {
+                    jobs.append(("a-\(group)-\(language)", ["-f", "lavfi", "-i", "sine=f=\(frequency):d=6", "-c:a", "aac", "-b:a", rate]))
+                }
+            }
+            for (name, input) in jobs {
+                try? FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
+                guard let made = try? Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + input
+                                                  + ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "\(folder)/\(name)/index.m3u8"], timeout: 300),
+                      made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make \(name)")) }
+            }
+            func master(hiEnglish: String) -> String {
+                """
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="lo",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="a-lo-en/index.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="lo",NAME="French",LANGUAGE="fr",AUTOSELECT=YES,URI="a-lo-fr/index.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="hi",NAME="French",LANGUAGE="fr",DEFAULT=YES,AUTOSELECT=YES,URI="a-hi-fr/index.m3u8"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="hi",NAME="English",LANGUAGE="en",AUTOSELECT=YES,URI="\(hiEnglish)"
+                #EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=320x180,AUDIO="lo"
+                v0/index.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=640x360,AUDIO="hi"
+                v1/index.m3u8
+
+                """
+            }
+            do {
+                try master(hiEnglish: "a-hi-en/index.m3u8").write(toFile: "\(folder)/master.m3u8", atomically: true, encoding: .utf8)
+                try master(hiEnglish: "a-lo-en/index.m3u8").write(toFile: "\(folder)/master-shared.m3u8", atomically: true, encoding: .utf8)
+            } catch {
+                return .failure(FixtureError(description: "\(error)"))
+            }
+            return .success(folder)
+        }()
+
+        /// The recorded samples of the callbacks that played sound (untimed, the output may be
+        /// called before the first packet and after the last: silence, with no pts).
+        static func soundPlayed(_ session: PlayerSession) throws -> (samples: [Float], channels: Int) {
+            let recorded = try session.recordedAudio()
+            var samples: [Float] = []
+            var offset = 0
+            for callback in session.audioCallbacks {
+                let count = callback.samples * recorded.channels
+                if callback.firstPts != nil { samples += recorded.samples[offset..<min(offset + count, recorded.samples.count)] }
+                offset += count
+            }
+            return (samples, recorded.channels)
+        }
+
+        /// Plays `master` untimed under auto (v0 first, then v1: the server is local and fast);
+        /// returns the session and the paths of the audio segments fetched, in order.
+        static func play(_ master: String, name: String) async throws -> (PlayerSession, [String], FaultServer) {
+            let server = try FaultServer(root: try ladder.get())
+            var options = PlayerOptions()
+            options.isUntimed = true
+            let session = PlayerSession(url: server.url(master), options: options, name: name)
+            try await session.playToEnd(timeout: 60)
+            return (session, server.requests.map(\.path).filter { $0.hasPrefix("/a-") && $0.hasSuffix(".ts") }, server)
+        }
+
+        @Test("Moving to a variant of another AUDIO group: the sound follows to that group's English rendition (not its French default), each audio segment fetched once, and the samples are the first rendition's, then the second's, with no gap")
+        func soundFollowsTheLanguage() async throws {
+            let folder = try Self.ladder.get()
+            let (session, audioSegments, server) = try await Self.play("master.m3u8", name: "hls-audio-groups")
+            let video = server.requests.map(\.path).filter { $0.hasPrefix("/v") && $0.hasSuffix(".ts") }
+            try #require(video == ["/v0/index0.ts", "/v1/index1.ts", "/v1/index2.ts"], "\(video)")
+            #expect(session.presentedFrames.map(\.md5) == (try HLSPlayback.frameMD5s(ofSegments: video.map { String($0.dropFirst()) },
+                                                                                      in: .success(folder))))
+            // English throughout, from "lo" then "hi"; every segment once, none fetched again.
+            let renditions = audioSegments.map { $0.split(separator: "/")[0] }
+            let numbers = audioSegments.map { Int($0.split(separator: "/")[1].dropFirst(5).prefix { $0.isNumber })! }
+            #expect(renditions.first == "a-lo-en" && renditions.last == "a-hi-en"
+                    && renditions.allSatisfy { $0 == "a-lo-en" || $0 == "a-hi-en" }
+                    && renditions == renditions.sorted { $0 == "a-lo-en" && $1 == "a-hi-en" }, "\(audioSegments)")
+            let segmentCount = try String(contentsOfFile: "\(folder)/a-lo-en/index.m3u8", encoding: .utf8).split(separator: "\n").filter { $0.hasSuffix(".ts") }.count
+            #expect(numbers == Array(0..<segmentCount), "\(audioSegments)")
+
+            // The samples: lo's decode up to the switch, hi's from a frame after it (the first
+            // frame after it overlaps the last before), and as many as either has.
+            let recorded = try Self.soundPlayed(session)
+            let low = try Fixtures.decodedSamples("\(folder)/a-lo-en/index.m3u8", channels: recorded.channels)
+            let high = try Fixtures.decodedSamples("\(folder)/a-hi-en/index.m3u8", channels: recorded.channels)
+            #expect(recorded.samples.count == low.count && low.count == high.count, "\(recorded.samples.count) samples, \(low.count) and \(high.count) decoded")
+            let switchAt = (0..<min(recorded.samples.count, low.count)).first { abs(recorded.samples[$0] - low[$0]) >= 1e-6 }
+                ?? recorded.samples.count
+            let rejoined = (switchAt..<min(recorded.samples.count, high.count)).first { index in
+                recorded.samples[index...].elementsEqual(high[index...]) { abs($0 - $1) < 1e-6 }
+            }
+            #expect(switchAt > 0 && switchAt < recorded.samples.count, "the sound never left the first rendition")
+            #expect(rejoined.map { $0 - switchAt <= 2048 * recorded.channels } == true,
+                    "from sample \(switchAt) on, the second rendition's samples from \(rejoined.map(String.init) ?? "nowhere")")
+        }
+
+        @Test("Where both groups list one English rendition (one URI), it plays on unchanged: each of its segments fetched once, its samples exactly")
+        func sharedRenditionIsNotRestarted() async throws {
+            let folder = try Self.ladder.get()
+            let (session, audioSegments, server) = try await Self.play("master-shared.m3u8", name: "hls-audio-shared")
+            #expect(server.requests.map(\.path).contains("/v1/index2.ts"), "no move to v1")
+            let segmentCount = try String(contentsOfFile: "\(folder)/a-lo-en/index.m3u8", encoding: .utf8).split(separator: "\n").filter { $0.hasSuffix(".ts") }.count
+            #expect(audioSegments == (0..<segmentCount).map { "/a-lo-en/index\($0).ts" })
+            let recorded = try Self.soundPlayed(session)
+            let low = try Fixtures.decodedSamples("\(folder)/a-lo-en/index.m3u8", channels: recorded.channels)
+            #expect(recorded.samples.count == low.count && zip(recorded.samples, low).allSatisfy { abs($0 - $1) < 1e-6 })
+        }
+    }
+}

@@ -217,6 +217,40 @@ import Testing
         var grouped = Self.variants
         grouped[2].audioGroup = "surround"
         #expect(HLSBitrate.interchangeable(with: 0, among: grouped) == [0, 1])
+        // Unless both groups' renditions are streams of their own: the sound then follows.
+        grouped[0].audioGroup = "stereo"
+        grouped[1].audioGroup = "stereo"
+        let separate = [HLSRendition(kind: .audio, groupID: "stereo", name: "English", uri: "a.m3u8"),
+                        HLSRendition(kind: .audio, groupID: "surround", name: "English", uri: "b.m3u8")]
+        #expect(HLSBitrate.interchangeable(with: 0, among: grouped, renditions: separate) == [0, 2, 1])
+        // A group whose sound is muxed into the variant (a rendition without URI) is not.
+        let muxed = [separate[0], HLSRendition(kind: .audio, groupID: "surround", name: "English")]
+        #expect(HLSBitrate.interchangeable(with: 0, among: grouped, renditions: muxed) == [0, 1])
+    }
+
+    /// Two groups of renditions: "lo" English (default) and French, "hi" French (default),
+    /// English and Commentary (English), and German.
+    static let groups: HLSMasterPlaylist = {
+        var master = HLSMasterPlaylist()
+        master.variants = [HLSVariant(uri: "v0", bandwidth: 1, audioGroup: "lo"), HLSVariant(uri: "v1", bandwidth: 2, audioGroup: "hi"),
+                           HLSVariant(uri: "v2", bandwidth: 3)]
+        master.renditions = [
+            HLSRendition(kind: .audio, groupID: "lo", name: "English", uri: "lo-en", language: "en", isDefault: true),
+            HLSRendition(kind: .audio, groupID: "lo", name: "French", uri: "lo-fr", language: "fr"),
+            HLSRendition(kind: .audio, groupID: "lo", name: "Swedish", uri: "lo-sv", language: "sv"),
+            HLSRendition(kind: .audio, groupID: "hi", name: "French", uri: "hi-fr", language: "fr", isDefault: true),
+            HLSRendition(kind: .audio, groupID: "hi", name: "Commentary", uri: "hi-cm", language: "en"),
+            HLSRendition(kind: .audio, groupID: "hi", name: "English", uri: "hi-en", language: "en"),
+        ]
+        return master
+    }()
+
+    @Test("The rendition the sound follows to in another group: its language, by name among several; else the group's default", arguments: [
+        ("lo-en", 1, "hi-en"), ("lo-fr", 1, "hi-fr"), ("lo-sv", 1, "hi-fr"), ("hi-cm", 0, "lo-en"), ("hi-en", 0, "lo-en"), ("lo-en", 2, nil),
+    ] as [(String, Int, String?)])
+    func audioRenditionFollowing(current: String, variant: Int, next: String?) {
+        let playing = Self.groups.renditions.first { $0.uri == current }
+        #expect(Self.groups.audioRendition(of: Self.groups.variants[variant], following: playing)?.uri == next)
     }
 
     @Test("The default audio rendition: the group's DEFAULT=YES one, else its AUTOSELECT=YES one, else its first", arguments: [

@@ -29,8 +29,8 @@ struct ABRRun {
     private var initialEstimate: Double?
 
     /// nil when fewer than two variants can follow `playing`: nothing to choose.
-    init?(policy: ABRPolicy, variants: [HLSVariant], playing: Int) {
-        let rungs = HLSBitrate.interchangeable(with: playing, among: variants)
+    init?(policy: ABRPolicy, variants: [HLSVariant], renditions: [HLSRendition] = [], playing: Int) {
+        let rungs = HLSBitrate.interchangeable(with: playing, among: variants, renditions: renditions)
         guard rungs.count > 1 else { return nil }
         self.policy = policy
         self.rungs = rungs

@@ -34,21 +34,25 @@ public enum HLSBitrate: Equatable, Sendable {
 
     /// Where a segment that `failed` cannot give comes from: the next lower variant that can
     /// follow it, else the next higher; nil when there is none.
-    static func alternate(to failed: Int, among variants: [HLSVariant]) -> Int? {
-        let candidates = interchangeable(with: failed, among: variants)
+    static func alternate(to failed: Int, among variants: [HLSVariant], renditions: [HLSRendition] = []) -> Int? {
+        let candidates = interchangeable(with: failed, among: variants, renditions: renditions)
         guard let rank = candidates.firstIndex(of: failed), candidates.count > 1 else { return nil }
         return rank > 0 ? candidates[rank - 1] : candidates[rank + 1]
     }
 
     /// The variants, by bandwidth, whose segments can follow `reference`'s in one stream: those
-    /// with a picture (CODECS not all audio), the same AUDIO group (its rendition plays on
-    /// unchanged) and, where both declare it, the same video codec. nil: every variant with a picture.
-    static func interchangeable(with reference: Int?, among variants: [HLSVariant]) -> [Int] {
+    /// with a picture (CODECS not all audio), the same sound (the same AUDIO group, its rendition
+    /// playing on unchanged, or groups of separate renditions on both sides, the sound following
+    /// to the other group's rendition of its language) and, where both declare it, the same
+    /// video codec. nil: every variant with a picture.
+    static func interchangeable(with reference: Int?, among variants: [HLSVariant], renditions: [HLSRendition] = []) -> [Int] {
         let byBandwidth = variants.indices.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
         let referenceCodec = reference.flatMap { videoCodec(of: variants[$0]) }
+        let master = HLSMasterPlaylist(variants: variants, renditions: renditions)
         return byBandwidth.filter { index in
             guard index != reference else { return true }
-            if let reference, variants[index].audioGroup != variants[reference].audioGroup { return false }
+            if let reference, variants[index].audioGroup != variants[reference].audioGroup,
+               !(master.hasSeparateAudio(variants[index]) && master.hasSeparateAudio(variants[reference])) { return false }
             let codecs = variants[index].codecs
             guard codecs.isEmpty || videoCodec(of: variants[index]) != nil else { return false }
             guard let referenceCodec, let codec = videoCodec(of: variants[index]) else { return true }

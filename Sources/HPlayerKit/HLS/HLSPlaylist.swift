@@ -18,6 +18,27 @@ public struct HLSMasterPlaylist: Equatable, Sendable {
         let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
         return inGroup.first(where: \.isDefault) ?? inGroup.first(where: \.autoselect) ?? inGroup.first
     }
+
+    /// The rendition of `variant`'s AUDIO group that follows `current` (the one playing, of
+    /// another group) when the stream moves to `variant`: the one of the same language, by the
+    /// same name among several; the group's default when none has the language.
+    public func audioRendition(of variant: HLSVariant, following current: HLSRendition?) -> HLSRendition? {
+        guard let group = variant.audioGroup else { return nil }
+        let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
+        if let current, let language = current.language {
+            let sameLanguage = inGroup.filter { $0.language == language }
+            if let same = sameLanguage.first(where: { $0.name == current.name }) ?? sameLanguage.first { return same }
+        }
+        return defaultAudioRendition(of: variant)
+    }
+
+    /// Whether every audio rendition of `variant`'s AUDIO group is a stream of its own (has a
+    /// URI): the sound is then read apart from the variant's segments.
+    func hasSeparateAudio(_ variant: HLSVariant) -> Bool {
+        guard let group = variant.audioGroup else { return false }
+        let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
+        return !inGroup.isEmpty && inGroup.allSatisfy { $0.uri != nil }
+    }
 }
 
 /// EXT-X-STREAM-INF: one encoding of the whole presentation.

@@ -119,14 +119,24 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The media playlist of the variant's audio rendition, played alongside as a stream of its
     /// own, when the variant's AUDIO group has one with a URI (set by `open`).
     public private(set) var audioRenditionURL: String?
+    /// The audio rendition playing, and the choice its stream follows (set by `open`, and as
+    /// the variant moves to another AUDIO group).
+    private var audioRendition: HLSRendition?
+    public let audioRenditionChoice = AudioRenditionChoice()
+    /// An audio rendition's stream: the choice it follows, and a rendition it could not move to.
+    private let followedRendition: AudioRenditionChoice?
+    private var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     public private(set) var variants: [VariantInfo]?
     /// What the disk cache holds of the variant playing.
     public let cacheMap: CacheMap?
 
-    public init(url: String, options: NetworkOptions = NetworkOptions()) {
+    /// `following`: for an audio rendition's stream, the choice of rendition it follows as the
+    /// variant playing changes AUDIO group.
+    public init(url: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil) {
         self.url = url
         self.options = options
+        followedRendition = following
         http = options.httpResource(for: url)
         store = options.cache?.store()
         cacheMap = store.map { CacheMap(store: $0) }
@@ -149,7 +159,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             guard var chosen = options.hlsBitrate.choose(among: master.variants) else {
                 throw MediaError(input: url, reason: "a master playlist with no variant")
             }
-            if options.hlsBitrate == .auto, var run = ABRRun(policy: options.hlsABR, variants: master.variants, playing: chosen) {
+            if options.hlsBitrate == .auto,
+               var run = ABRRun(policy: options.hlsABR, variants: master.variants, renditions: master.renditions, playing: chosen) {
                 let start = StartupEstimate.initial(saved: estimateHost.flatMap { store?.savedThroughput(for: $0) },
                                                     playlist: playlistDownload, now: WallClock.now())
                 chosen = run.startingVariant(estimate: start?.bitsPerSecond)
@@ -169,7 +180,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             }
             Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(variants![chosen].summary)")
             if let rendition = master.defaultAudioRendition(of: variant), let uri = rendition.uri {
+                audioRendition = rendition
                 audioRenditionURL = HLSURL.resolve(uri, against: url)
+                audioRenditionChoice.wanted = audioRenditionURL
                 Log.network.info("\(url): the sound is the audio rendition \"\(rendition.name)\"\(rendition.language.map { " (\($0))" } ?? "")")
             }
             self.master = master
@@ -324,7 +337,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The segment has ended: on to the next. False at the end of the stream.
     private func advance() throws(MediaError) -> Bool {
         guard let index = segmentIndex else { return false }
-        if let next = adaptVariant(after: index) {
+        if let next = adaptVariant(after: index) ?? followRendition(after: index) {
             try startSegment(at: next)
             return segmentIndex != nil
         }
@@ -396,9 +409,53 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             run.didSwitch()
             noteVariant()
             publishCacheLayout()
+            followAudio(to: master.variants[target], of: master)
             return found
         } catch {
             Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
+            return nil
+        }
+    }
+
+    /// The stream moved to `variant`: where its AUDIO group is another, its rendition of the
+    /// language playing becomes the one the rendition's stream follows. The same URI in both
+    /// groups is the same rendition: it plays on, not restarted.
+    private func followAudio(to variant: HLSVariant, of master: HLSMasterPlaylist) {
+        guard let current = audioRendition, variant.audioGroup != current.groupID,
+              let next = master.audioRendition(of: variant, following: current), let uri = next.uri else { return }
+        audioRendition = next
+        let nextURL = HLSURL.resolve(uri, against: url)
+        guard nextURL != audioRenditionURL else { return }
+        audioRenditionURL = nextURL
+        audioRenditionChoice.wanted = nextURL
+        Log.network.info("\(url): the sound moves to the audio rendition \"\(next.name)\"\(next.language.map { " (\($0))" } ?? "") of group \(next.groupID)")
+    }
+
+    /// An audio rendition's stream, at the end of segment `index`: when the variant playing now
+    /// calls for another rendition, the rest comes from that one, from the segment of the same
+    /// sequence number (else the same start). Returns its index there; nil to go on as it is.
+    private func followRendition(after index: Int) -> Int? {
+        guard let wanted = followedRendition?.wanted, wanted != playlistURL, wanted != refusedRendition else { return nil }
+        let next = index + 1
+        guard playlist.isLive || next < playlist.segments.count else { return nil }
+        let start = nextSegmentStart(after: index)
+        do throws(MediaError) {
+            guard case let .media(media) = try parse(try fetchText(wanted), from: wanted) else {
+                throw MediaError(input: wanted, reason: "a master playlist where an audio rendition's was expected")
+            }
+            if let feature = Self.unsupportedFeature(of: media) { throw MediaError(input: wanted, reason: "\(feature): not read by this client") }
+            if !media.segments.isEmpty, Self.isFragmented(media) != isSectioned {
+                throw MediaError(input: wanted, reason: "its segments are not of the format playing (fMP4 or MPEG-TS)")
+            }
+            guard let found = Self.segmentIndex(in: media, sequence: start.sequence, start: playlist.isLive ? nil : start.start) else {
+                throw MediaError(input: wanted, reason: "no segment at \(DecimalText.fixed(start.start, places: 1)) s")
+            }
+            Log.network.info("\(wanted): the sound goes on from this rendition at \(DecimalText.fixed(start.start, places: 1)) s")
+            (playlistURL, playlist) = (wanted, media)
+            return found
+        } catch {
+            Log.network.warning("\(error.input): \(error.reason); the sound stays on \(playlistURL)")
+            refusedRendition = wanted
             return nil
         }
     }
@@ -468,6 +525,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         run.didSwitch()
         noteVariant()
         publishCacheLayout()
+        followAudio(to: master.variants[lower], of: master)
         segmentIndex = found
         sequenceNumber = playlist.segments[found].sequenceNumber
         segmentNetworkSeconds = 0
@@ -519,7 +577,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Segment `index` could not be opened: the same segment from another variant. True when
     /// it is open; the variant playing goes on after it.
     private func openFromAlternate(_ index: Int, failure: MediaError) -> Bool {
-        guard let master, !http.isCancelled, let other = HLSBitrate.alternate(to: variantIndex, among: master.variants) else { return false }
+        guard let master, !http.isCancelled,
+              let other = HLSBitrate.alternate(to: variantIndex, among: master.variants, renditions: master.renditions) else { return false }
         do {
             // A live playlist moves on: fetched again each time.
             if alternatePlaylists[other] == nil || playlist.isLive {
