@@ -200,6 +200,9 @@ public final class IPCRemote: @unchecked Sendable {
         snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
+        snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
+                                                 subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
+                                                 variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)
         return snapshot
     }
 

@@ -35,6 +35,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var hlsBitrate: Int?
     /// The size of the picture presented last; nil before one.
     public var videoSize: PictureSize?
+    /// mpv's track-list.
+    public var tracks: [TrackListEntry] = []
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -116,8 +118,9 @@ public enum PlayerProperties {
                                "stream-record", "aid", "sid", "sub-visibility"]
     /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
     /// variant fetched (mpv's top-level one reads its option back; its track-list entries carry
-    /// the bandwidth), and `video-params` has only `w` and `h` of mpv's fields.
-    public static let ownNames = ["hls-bitrate", "video-params"]
+    /// the bandwidth), and `video-params` has only `w` and `h` of mpv's fields, `track-list`
+    /// a part of mpv's (TrackListEntry).
+    public static let ownNames = ["hls-bitrate", "video-params", "track-list"]
 
     public static func value(of name: String, in snapshot: PropertySnapshot) -> Result<JSONValue, IPCError> {
         switch name {
@@ -152,6 +155,7 @@ public enum PlayerProperties {
         case "video-params":
             guard let size = snapshot.videoSize else { return .failure(.propertyUnavailable) }
             return .success(.object(["w": .number(Double(size.width)), "h": .number(Double(size.height))]))
+        case "track-list": return .success(.array(snapshot.tracks.map(\.json)))
         default: return .failure(.propertyNotFound)
         }
     }

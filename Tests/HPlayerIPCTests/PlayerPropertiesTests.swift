@@ -1,3 +1,4 @@
+import Foundation
 import HPlayerIPC
 import HPlayerKit
 import Testing
@@ -104,5 +105,57 @@ struct PlayerPropertiesTests {
     ])
     func sets(name: String, value: JSONValue, change: Result<PropertyChange, IPCError>) {
         #expect(PlayerProperties.change(setting: name, to: value) == change)
+    }
+}
+
+struct TrackListTests {
+    static func stream(_ index: Int, _ type: StreamType, codec: String, language: String? = nil, width: Int? = nil, height: Int? = nil,
+                       sampleRate: Int? = nil, channels: Int? = nil, cover: Bool = false) -> StreamInfo {
+        // Decoded: StreamInfo is Codable, and has no public initializer.
+        var fields: [String: Any] = ["index": index, "type": type.rawValue, "codec": codec, "isDefault": index == 0, "isAttachedPicture": cover]
+        fields["language"] = language
+        fields["width"] = width
+        fields["height"] = height
+        fields["sampleRate"] = sampleRate
+        fields["channels"] = channels
+        return try! JSONDecoder().decode(StreamInfo.self, from: JSONSerialization.data(withJSONObject: fields))
+    }
+
+    /// An HLS variant's video, two audio streams, a cover picture, a file's subtitle stream and an external one.
+    static let streams = [
+        stream(0, .video, codec: "h264", width: 640, height: 360),
+        stream(1, .audio, codec: "aac", language: "eng", sampleRate: 48000, channels: 2),
+        stream(2, .audio, codec: "aac", language: "fra", sampleRate: 44100, channels: 1),
+        stream(3, .video, codec: "mjpeg", width: 300, height: 300, cover: true),
+    ]
+    static let subtitles = [
+        SubtitleTrackDescription(streamIndex: 4, path: nil, codec: "subrip", language: "eng", title: nil, isDefault: false),
+        SubtitleTrackDescription(streamIndex: nil, path: "/films/a.fr.srt", codec: "subrip", language: nil, title: nil, isDefault: false),
+    ]
+
+    @Test func eachStreamIsAnEntryNumberedPerTypeWithThePlayingVariantsBitrateAndSize() {
+        var snapshot = PlayerPropertiesTests.snapshot
+        snapshot.tracks = TrackListEntry.entries(streams: Self.streams, playing: [0, 2], subtitles: Self.subtitles, shownSubtitle: 2,
+                                                 variantBandwidth: 2_800_000, pictureSize: PictureSize(width: 1280, height: 720))
+        let common: [String: JSONValue] = ["forced": .bool(false), "external": .bool(false)]
+        #expect(PlayerProperties.value(of: "track-list", in: snapshot) == .success(.array([
+            .object(common.merging(["id": .number(1), "type": .string("video"), "selected": .bool(true), "codec": .string("h264"), "default": .bool(true),
+                                    "demux-w": .number(1280), "demux-h": .number(720), "hls-bitrate": .number(2_800_000)]) { $1 }),
+            .object(common.merging(["id": .number(1), "type": .string("audio"), "selected": .bool(false), "codec": .string("aac"), "default": .bool(false),
+                                    "lang": .string("eng"), "demux-samplerate": .number(48000), "demux-channel-count": .number(2)]) { $1 }),
+            .object(common.merging(["id": .number(2), "type": .string("audio"), "selected": .bool(true), "codec": .string("aac"), "default": .bool(false),
+                                    "lang": .string("fra"), "demux-samplerate": .number(44100), "demux-channel-count": .number(1)]) { $1 }),
+            .object(common.merging(["id": .number(1), "type": .string("sub"), "selected": .bool(false), "codec": .string("subrip"), "default": .bool(false),
+                                    "lang": .string("eng")]) { $1 }),
+            .object(["id": .number(2), "type": .string("sub"), "selected": .bool(true), "codec": .string("subrip"), "default": .bool(false),
+                     "forced": .bool(false), "external": .bool(true), "external-filename": .string("/films/a.fr.srt")]),
+        ])))
+    }
+
+    @Test func withoutAVariantOrAPictureTheStreamsOwnSize() {
+        let entries = TrackListEntry.entries(streams: Self.streams, playing: [0, 1], subtitles: [], shownSubtitle: nil,
+                                             variantBandwidth: nil, pictureSize: nil)
+        #expect(entries.first?.width == 640 && entries.first?.height == 360 && entries.first?.hlsBitrate == nil)
+        #expect(entries.map(\.kind) == [.video, .audio, .audio])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HPlayerIPC
 import HPlayerKit
 import HPlayerTestSupport
 import Testing
@@ -195,5 +196,39 @@ extension Playback {
             let low = try Fixtures.decodedSamples("\(folder)/a-lo-en/index.m3u8", channels: recorded.channels)
             #expect(recorded.samples.count == low.count && zip(recorded.samples, low).allSatisfy { abs($0 - $1) < 1e-6 })
         }
+    }
+}
+
+extension Playback.VariantSwitching {
+    @Test("Over the IPC, a switch up shows in hls-bitrate, video-params and the selected video track of track-list alike", .timeLimit(.minutes(1)))
+    func switchShowsOverTheIPC() throws {
+        let server = try FaultServer(root: try Self.ladder.get())
+        let socket = Fixtures.newFolder("ipc-variant") + "/hplayer.sock"
+        let process = try BackgroundProcess([Command.hplayer, server.url("master.m3u8"), "--vo", "null", "--ao", "null", "--no-status",
+                                             "--cache=no", "--input-ipc-server", socket])
+        let client = try IPCClient(path: socket)
+        func property(_ name: String) -> JSONValue? {
+            client.request([.string("get_property"), .string(name)]).flatMap { $0["error"] == .string("success") ? $0["data"] : nil }
+        }
+        // The first segment is the lowest variant's (no estimate saved); a local server carries the highest.
+        let deadline = MonotonicClock.now() + 30
+        var seen: [JSONValue] = []
+        while MonotonicClock.now() < deadline, property("video-params")?["w"] != .number(960) {
+            if let bitrate = property("hls-bitrate"), seen.last != bitrate { seen.append(bitrate) }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+        }
+        #expect(seen.first == .number(400_000) && seen.contains(.number(1_800_000)), "hls-bitrate read \(seen)")
+        #expect(property("video-params") == .object(["w": .number(960), "h": .number(540)]))
+        #expect(property("hls-bitrate") == .number(1_800_000))
+        guard case let .array(tracks)? = property("track-list") else {
+            Issue.record("no track-list")
+            return
+        }
+        let video = tracks.filter { $0["type"] == .string("video") }
+        #expect(video.count == 1 && video.first?["selected"] == .bool(true) && video.first?["hls-bitrate"] == .number(1_800_000)
+                && video.first?["demux-w"] == .number(960) && video.first?["demux-h"] == .number(540), "\(video)")
+        #expect(tracks.filter { $0["type"] == .string("audio") }.count == 1)
+        #expect(client.request([.string("quit")])?["error"] == .string("success"))
+        #expect(process.wait(timeout: 10) == 0)
     }
 }
