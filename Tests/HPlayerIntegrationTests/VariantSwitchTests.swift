@@ -232,3 +232,41 @@ extension Playback.VariantSwitching {
         #expect(process.wait(timeout: 10) == 0)
     }
 }
+
+extension Playback.AudioGroupSwitching {
+    /// v0 (320x180, a key frame every 2 s, segments of 2 s) and v1 (640x360, key frames every
+    /// 3 s, cut every 2 s all the same: its second and third segments start between key frames).
+    static let unalignedLadder: Result<String, FixtureError> = {
+        let folder = Fixtures.directory.appendingPathComponent("hls-unaligned").path
+        for (name, size, rate, keyInterval, flags) in [("v0", "320x180", "300k", 50, [String]()),
+                                                      ("v1", "640x360", "800k", 75, ["-hls_flags", "split_by_time"])] {
+            try? FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
+            guard let made = try? Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=6",
+                                               "-c:v", "libx264", "-b:v", rate, "-g", "\(keyInterval)", "-sc_threshold", "0",
+                                               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"] + flags + ["\(folder)/\(name)/index.m3u8"],
+                                              timeout: 300),
+                  made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make \(name)")) }
+        }
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=320x180\nv0/index.m3u8\n"
+            + "#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=640x360\nv1/index.m3u8\n"
+        do {
+            try master.write(toFile: "\(folder)/master.m3u8", atomically: true, encoding: .utf8)
+        } catch {
+            return .failure(FixtureError(description: "\(error)"))
+        }
+        return .success(folder)
+    }()
+
+    @Test("A variant whose segment does not start with a key frame is not switched to: that segment comes from the variant before, every frame is its own, and the policy keeps off it")
+    func segmentWithoutKeyFrameIsNotSwitchedTo() async throws {
+        let folder = try Self.unalignedLadder.get()
+        let server = try FaultServer(root: folder)
+        var options = PlayerOptions()
+        options.isUntimed = true
+        let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-unaligned")
+        try await session.playToEnd(timeout: 60)
+        let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") }
+        #expect(segments == ["/v0/index0.ts", "/v1/index1.ts", "/v0/index1.ts", "/v0/index2.ts"])
+        #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
+    }
+}

@@ -20,8 +20,8 @@ public struct BufferLevel: Equatable, Sendable {
 struct ABRRun {
     let policy: ABRPolicy
     /// Variant indices, lowest bandwidth first: rung i is variant `rungs[i]`.
-    let rungs: [Int]
-    private let bitrates: [Double]
+    private(set) var rungs: [Int]
+    private var bitrates: [Double]
     private let origin = MonotonicClock.now()
     private var memory = ABRMemory()
     private var samples: [ThroughputSample] = []
@@ -87,6 +87,13 @@ struct ABRRun {
         guard !policy.isFixed, let rung = rungs.firstIndex(of: playing) else { return nil }
         let sizes = bitrates.map { expectedBytes * $0 / bitrates[rung] }
         return SegmentAbandonment.lowerRung(rung: rung, elapsed: elapsed, loaded: Double(loaded), sizes: sizes, buffer: buffer).map { rungs[$0] }
+    }
+
+    /// Takes `variant` off the ladder (its segments cannot follow the others'); the last rung stays.
+    mutating func exclude(_ variant: Int) {
+        guard rungs.count > 1, let rung = rungs.firstIndex(of: variant) else { return }
+        rungs.remove(at: rung)
+        bitrates.remove(at: rung)
     }
 
     /// The stream moved to another variant.

@@ -79,6 +79,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private var wholeSegment: [UInt8] = []
     private var wholeSegmentRead = 0
     private var isWholeSegmentFetched = false
+    /// The variant the stream was on before a switch, until the first segment of the new one
+    /// has been seen to start with a key frame (SegmentKeyFrame): where it goes back to if not.
+    private var beforeSwitch: (playlistURL: String, playlist: HLSMediaPlaylist, variant: Int)?
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// The master playlist and the index of the variant playing; nil for a media playlist.
     private var master: HLSMasterPlaylist?
@@ -210,6 +213,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             if fetchesWholeSegments, !isWholeSegmentFetched, segmentIndex != nil {
                 do {
                     try fetchWholeSegment()
+                    try checkSwitchedSegmentStart()
                 } catch {
                     try skip(http.url, error)
                     guard try advance() else { return 0 }
@@ -278,6 +282,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             start += playlist.segments[index].duration
             index += 1
         }
+        beforeSwitch = nil
         // A new section starts with the segment, its initialization section first.
         sectionInit = nil
         beginSection()
@@ -405,6 +410,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             guard let found = Self.segmentIndex(in: media, sequence: start.sequence, start: playlist.isLive ? nil : start.start) else { return nil }
             let summary = variants?[target].summary ?? ""
             Log.network.info("\(url): \(run.policy.name) picks variant \(target + 1) (\(summary)) from here, with \(DecimalText.fixed(level.seconds, places: 1)) s buffered")
+            beforeSwitch = (playlistURL, playlist, variantIndex)
             (playlistURL, playlist, variantIndex) = (targetURL, media, target)
             run.didSwitch()
             noteVariant()
@@ -492,6 +498,29 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         isWholeSegmentFetched = true
     }
 
+    /// The first segment after a switch, fetched whole: one whose picture does not start with
+    /// a key frame (its variant's key frames are not aligned with the others') is not played.
+    /// The segment comes from the variant before instead, and the policy no longer picks that
+    /// one. (fMP4 segments are not checked.)
+    private func checkSwitchedSegmentStart() throws(MediaError) {
+        guard let before = beforeSwitch, let index = segmentIndex else { return }
+        beforeSwitch = nil
+        guard !isSectioned, SegmentKeyFrame.startsWithKeyFrame(wholeSegment) == false else { return }
+        let sequence = playlist.segments[index].sequenceNumber
+        let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
+        guard let found = Self.segmentIndex(in: before.playlist, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
+        Log.network.warning("\(HLSURL.resolve(playlist.segments[index].uri, against: playlistURL)): does not start with a key frame; segment \(sequence) comes from variant \(before.variant + 1) again, and variant \(variantIndex + 1) is not switched to from now on")
+        abr?.exclude(variantIndex)
+        (playlistURL, playlist, variantIndex) = before
+        noteVariant()
+        publishCacheLayout()
+        if let master { followAudio(to: master.variants[variantIndex], of: master) }
+        segmentIndex = found
+        sequenceNumber = playlist.segments[found].sequenceNumber
+        segmentNetworkSeconds = 0
+        try open(playlist.segments[found])
+    }
+
     /// The policy's lower variant for the segment downloading, or nil to go on with it.
     private func lowerVariant(buffer: Double) -> Int? {
         guard let abr, let index = segmentIndex, openSegment?.base == playlistURL else { return nil }
@@ -516,6 +545,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             let (lowerURL, media) = try loadOtherVariant(lower, of: master)
             guard let index = Self.segmentIndex(in: media, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
             found = index
+            beforeSwitch = (playlistURL, playlist, variantIndex)
             (playlistURL, playlist, variantIndex) = (lowerURL, media, lower)
         } catch {
             Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")

@@ -1,0 +1,100 @@
+/// Whether an MPEG-TS segment's picture starts with a key frame, read from its bytes: a segment
+/// switched to at a boundary must, or the decoder has nothing to decode its first frames from.
+/// Pure: the PAT names the PMT, the PMT the video stream (H.264 or HEVC), and the first PES of
+/// that stream is a key frame when its adaptation field says random access, or its access unit
+/// holds an IDR (H.264) or IRAP (HEVC) picture.
+public enum SegmentKeyFrame {
+    static let packetSize = 188
+
+    /// true or false for an MPEG-TS segment with H.264 or HEVC video; nil where it cannot tell
+    /// (not MPEG-TS, no such video, or cut short).
+    public static func startsWithKeyFrame(_ bytes: [UInt8]) -> Bool? {
+        guard bytes.count >= packetSize, bytes[0] == 0x47 else { return nil }
+        var pmtPID: Int?
+        var video: (pid: Int, isHEVC: Bool)?
+        var payload: [UInt8] = []
+        var started = false
+        var offset = 0
+        while offset + packetSize <= bytes.count {
+            defer { offset += packetSize }
+            guard bytes[offset] == 0x47 else { return nil }
+            let pid = Int(bytes[offset + 1] & 0x1F) << 8 | Int(bytes[offset + 2])
+            let unitStart = bytes[offset + 1] & 0x40 != 0
+            let control = (bytes[offset + 3] >> 4) & 0x3
+            var start = offset + 4
+            var randomAccess = false
+            if control & 0x2 != 0 {
+                let length = Int(bytes[start])
+                if length > 0, start + 1 < offset + packetSize { randomAccess = bytes[start + 1] & 0x40 != 0 }
+                start += 1 + length
+            }
+            guard control & 0x1 != 0, start < offset + packetSize else { continue }
+            let body = Array(bytes[start..<(offset + packetSize)])
+            if pid == 0, unitStart {
+                pmtPID = programMapPID(inSection: body)
+            } else if pid == pmtPID, unitStart, video == nil {
+                video = videoStream(inSection: body)
+            } else if let video, pid == video.pid {
+                if unitStart {
+                    if started { return containsKeyFrame(pes: payload, isHEVC: video.isHEVC) }
+                    if randomAccess { return true }
+                    started = true
+                }
+                if started { payload += body }
+            }
+        }
+        guard let video, started else { return nil }
+        return containsKeyFrame(pes: payload, isHEVC: video.isHEVC)
+    }
+
+    /// The PAT's first program's PMT PID.
+    private static func programMapPID(inSection body: [UInt8]) -> Int? {
+        let section = Int(body.first ?? 0) + 1  // past the pointer field
+        // table id, length (2), stream id (2), version, section number, last section: 8 bytes; then programs.
+        var index = section + 8
+        while index + 4 <= body.count {
+            let program = Int(body[index]) << 8 | Int(body[index + 1])
+            let pid = Int(body[index + 2] & 0x1F) << 8 | Int(body[index + 3])
+            if program != 0 { return pid }
+            index += 4
+        }
+        return nil
+    }
+
+    /// The PMT's H.264 (stream type 0x1B) or HEVC (0x24) stream.
+    private static func videoStream(inSection body: [UInt8]) -> (pid: Int, isHEVC: Bool)? {
+        let section = Int(body.first ?? 0) + 1
+        guard section + 12 <= body.count else { return nil }
+        let sectionLength = Int(body[section + 1] & 0x0F) << 8 | Int(body[section + 2])
+        let end = min(body.count, section + 3 + sectionLength - 4)  // less the CRC
+        let programInfoLength = Int(body[section + 10] & 0x0F) << 8 | Int(body[section + 11])
+        var index = section + 12 + programInfoLength
+        while index + 5 <= end {
+            let type = body[index]
+            let pid = Int(body[index + 1] & 0x1F) << 8 | Int(body[index + 2])
+            if type == 0x1B || type == 0x24 { return (pid, type == 0x24) }
+            index += 5 + (Int(body[index + 3] & 0x0F) << 8 | Int(body[index + 4]))
+        }
+        return nil
+    }
+
+    /// Whether the PES packet's access unit holds an IDR (H.264, NAL type 5) or IRAP (HEVC,
+    /// types 16 to 23) picture.
+    private static func containsKeyFrame(pes: [UInt8], isHEVC: Bool) -> Bool? {
+        guard pes.count > 9, pes[0] == 0, pes[1] == 0, pes[2] == 1 else { return nil }
+        var index = 9 + Int(pes[8])
+        while index + 3 < pes.count {
+            if pes[index] == 0, pes[index + 1] == 0, pes[index + 2] == 1 {
+                let header = pes[index + 3]
+                let type = isHEVC ? Int(header >> 1) & 0x3F : Int(header) & 0x1F
+                if isHEVC ? (16...23).contains(type) : type == 5 { return true }
+                // A slice of another picture: this access unit starts none.
+                if isHEVC ? type < 16 : (1...4).contains(type) { return false }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return false
+    }
+}
