@@ -40,6 +40,8 @@ struct ABRSimCommand: ParsableCommand {
         var simulator = ABRSimulator()
         simulator.maxBuffer = maxBuffer
         simulator.latency = latency
+        // The first estimate is the master playlist's download, as the player's.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: self.ladder))?[.size] as? Int { simulator.playlistBytes = Double(size) }
         print("ladder \(ladder.name): \(ladder.bitrates.map { "\(Int($0 / 1000))" }.joined(separator: " ")) kb/s, "
               + "\(ladder.sizes.count) segments of \(DecimalText.fixed(ladder.segmentDuration, places: 1)) s")
         print(["set", "policy", "sessions", "QoE_lin", "Mb/s", "rebuffer %", "switches/min", "startup s"].joined(separator: "\t"))

@@ -46,12 +46,14 @@ public struct ABRSessionResult: Equatable, Sendable {
 /// rung when it would arrive too late (SegmentAbandonment, for every policy); playback starts once
 /// `startupBuffer` seconds are buffered, drains the buffer in real time, stalls when it runs
 /// dry and goes on once a segment arrives; downloads wait while `maxBuffer` is full. The first
-/// estimate is the playlist's own download (`playlistBytes`), as the player's.
+/// estimate is the master playlist's own download (`playlistBytes`), as the player's with no
+/// estimate saved (StartupEstimate: a download under 50 ms counts as 50 ms).
 public struct ABRSimulator: Sendable {
     public var maxBuffer = 30.0
     public var startupBuffer = 4.0
     /// Seconds each request waits before its first byte (Pensieve's link RTT).
     public var latency = 0.08
+    /// The master playlist's size: Pensieve's ladder has none, and is given a few kilobytes.
     public var playlistBytes = 4096.0
 
     public init() {}
@@ -61,7 +63,8 @@ public struct ABRSimulator: Sendable {
         let playlistTime = latency + trace.seconds(toCarry: playlistBytes * 8, from: clock)
         clock += playlistTime
         var input = ABRInput(bitrates: ladder.bitrates, segmentDuration: ladder.segmentDuration, buffer: 0, maxBuffer: maxBuffer, now: clock)
-        input.initialEstimate = playlistBytes * 8 / playlistTime
+        let playlist = ThroughputSample(bytes: playlistBytes, seconds: playlistTime, finishedAt: clock)
+        input.initialEstimate = StartupEstimate.initial(saved: nil, playlist: playlist, now: 0)?.bitsPerSecond
         var memory = ABRMemory()
         var buffer = 0.0
         var playing = false
