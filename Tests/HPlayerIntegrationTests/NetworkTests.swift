@@ -358,7 +358,7 @@ extension Playback {
             #expect(segments == ["/v0/index0.ts", "/v\(rest)/index1.ts", "/v\(rest)/index2.ts"], "segments: \(segments)")
         }
 
-        @Test("auto, played in real time over a 2 Mb/s link: the first segment from the lowest variant, then a higher one the link sustains (1 or 1.8 Mb/s), every frame presented", .realTime)
+        @Test("auto, played in real time over a 2 Mb/s link: the first segment from the lowest variant, then a higher one (1 or 1.8 Mb/s; a segment too slow for the buffer may be given up for a lower one), every frame presented", .realTime)
         func autoVariantFollowsThroughput() async throws {
             let folder = try Self.ladder.get()
             let server = try FaultServer(["--rate-schedule", "0:250000"], root: folder)
@@ -368,7 +368,7 @@ extension Playback {
             let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-auto-2m")
             try await session.playToEnd(timeout: 60)
             let chosen = log.bandwidths.withLock { $0 }
-            #expect(chosen.count == 2 && chosen.first == 400_000 && [1_000_000, 1_800_000].contains(chosen.last), "variants: \(chosen)")
+            #expect(chosen.first == 400_000 && chosen.count >= 2 && [1_000_000, 1_800_000].contains(chosen[1]), "variants: \(chosen)")
             #expect(session.presentedFrames.count == 150)
         }
 

@@ -41,18 +41,18 @@ public protocol TimeSeekableByteSource: ByteSource {
 public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     public let url: String
     private let options: NetworkOptions
-    private let http: any HTTPResource
+    let http: any HTTPResource
 
     // The read thread's own.
-    private var playlistURL = ""
-    private var playlist = HLSMediaPlaylist()
+    var playlistURL = ""
+    var playlist = HLSMediaPlaylist()
     /// The index in `playlist.segments` of the segment being read; nil before the first.
-    private var segmentIndex: Int?
+    var segmentIndex: Int?
     /// The sequence number of the segment being read, which a live reload keeps its place by.
-    private var sequenceNumber = 0
+    var sequenceNumber = 0
     /// Where the current segment's bytes begin in the stream, and how far it has been read.
     private var segmentStart: Int64 = 0
-    private var segmentOffset: Int64 = 0
+    var segmentOffset: Int64 = 0
     /// Past every byte handed out so far: where a jump puts the next segment.
     private var highestPosition: Int64 = 0
     /// Where the segment's bytes begin in its resource (a BYTERANGE's offset, else 0).
@@ -76,36 +76,36 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// auto: the segment being read, fetched whole before any of it is handed out, so that one
     /// too slow to arrive in time is given up for a lower variant's with none of it in the
     /// stream (SegmentAbandonment); how much of it has been handed out; whether it is all here.
-    private var wholeSegment: [UInt8] = []
-    private var wholeSegmentRead = 0
-    private var isWholeSegmentFetched = false
+    var wholeSegment: [UInt8] = []
+    var wholeSegmentRead = 0
+    var isWholeSegmentFetched = false
     /// The variant the stream was on before a switch, until the first segment of the new one
     /// has been seen to start with a key frame (SegmentKeyFrame): where it goes back to if not.
-    private var beforeSwitch: (playlistURL: String, playlist: HLSMediaPlaylist, variant: Int)?
-    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    var beforeSwitch: (playlistURL: String, playlist: HLSMediaPlaylist, variant: Int)?
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// The master playlist and the index of the variant playing; nil for a media playlist.
-    private var master: HLSMasterPlaylist?
-    private var variantIndex = 0
+    var master: HLSMasterPlaylist?
+    var variantIndex = 0
     /// The media playlists of the other variants fetched for a failed segment, by index.
     private var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
     /// `auto`: the bitrate policy's run, which picks each next segment's variant.
-    private var abr: ABRRun?
+    var abr: ABRRun?
     /// The last playlist fetched over the network, as a throughput sample: the first variant's
     /// estimate when no earlier session left one.
     private var playlistDownload: ThroughputSample?
     /// Where throughput estimates are kept between sessions (the disk cache's index), the
     /// server they are kept under, and the one this session saved last.
-    private let store: CacheStore?
-    private let estimateHost: String?
-    private var savedEstimate: Double?
+    let store: CacheStore?
+    let estimateHost: String?
+    var savedEstimate: Double?
     /// Seconds spent waiting on the network for the current segment (opening it, and reads): its
     /// download time, with the time the reader spent elsewhere left out.
-    private var segmentNetworkSeconds = 0.0
+    var segmentNetworkSeconds = 0.0
     /// How full the player's buffer is, for the bitrate policy; called on the read thread.
     public var bufferLevel: (() -> BufferLevel)?
     /// The segment being read and the playlist URL it resolves against (another variant's, after
     /// a failover): where an encrypted segment is fetched again for a seek back within it.
-    private var openSegment: (segment: HLSSegment, base: String)?
+    var openSegment: (segment: HLSSegment, base: String)?
     /// fMP4: the initialization section the current section began with (its URL and range), its
     /// bytes and how many have been handed out, whether the section has handed out any byte,
     /// and whether it has ended where another initialization section begins.
@@ -121,14 +121,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     public private(set) var unsupportedFeature: String?
     /// The media playlist of the variant's audio rendition, played alongside as a stream of its
     /// own, when the variant's AUDIO group has one with a URI (set by `open`).
-    public private(set) var audioRenditionURL: String?
+    public internal(set) var audioRenditionURL: String?
     /// The audio rendition playing, and the choice its stream follows (set by `open`, and as
     /// the variant moves to another AUDIO group).
-    private var audioRendition: HLSRendition?
+    var audioRendition: HLSRendition?
     public let audioRenditionChoice = AudioRenditionChoice()
     /// An audio rendition's stream: the choice it follows, and a rendition it could not move to.
-    private let followedRendition: AudioRenditionChoice?
-    private var refusedRendition: String?
+    let followedRendition: AudioRenditionChoice?
+    var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     public private(set) var variants: [VariantInfo]?
     /// What the disk cache holds of the variant playing.
@@ -377,7 +377,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     }
 
     /// Another variant's playlist, to switch to: refused when this client cannot read it.
-    private func loadOtherVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
+    func loadOtherVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
         let (variantURL, media) = try loadVariant(index, of: master)
         if let feature = Self.unsupportedFeature(of: media) {
             throw MediaError(input: variantURL, reason: "\(feature): not read by this client")
@@ -388,204 +388,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return (variantURL, media)
     }
 
-    /// `auto`, at the end of segment `index`: its download taught to the bitrate policy, which
-    /// picks the next segment's variant. Returns that segment's index in the new variant's
-    /// playlist; nil to stay (the policy's choice, or the other playlist failed to load). No
-    /// decision once the last segment of a VOD playlist has been read.
-    private func adaptVariant(after index: Int) -> Int? {
-        guard var run = abr, let master else { return nil }
-        defer { abr = run }
-        run.noteDownload(bytes: segmentOffset, seconds: segmentNetworkSeconds)
-        saveEstimate(run.estimate)
-        let next = index + 1
-        guard playlist.isLive || next < playlist.segments.count else { return nil }
-        let level = bufferLevel?() ?? BufferLevel(seconds: 0, maximum: 30, isStarved: false)
-        let duration = next < playlist.segments.count ? playlist.segments[next].duration : playlist.targetDuration
-        let target = run.nextVariant(playing: variantIndex, level: level, segmentDuration: duration,
-                                     segmentsLeft: playlist.isLive ? nil : playlist.segments.count - next)
-        guard target != variantIndex else { return nil }
-        let start = nextSegmentStart(after: index)
-        do {
-            let (targetURL, media) = try loadOtherVariant(target, of: master)
-            guard let found = Self.segmentIndex(in: media, sequence: start.sequence, start: playlist.isLive ? nil : start.start) else { return nil }
-            let summary = variants?[target].summary ?? ""
-            Log.network.info("\(url): \(run.policy.name) picks variant \(target + 1) (\(summary)) from here, with \(DecimalText.fixed(level.seconds, places: 1)) s buffered")
-            beforeSwitch = (playlistURL, playlist, variantIndex)
-            (playlistURL, playlist, variantIndex) = (targetURL, media, target)
-            run.didSwitch()
-            noteVariant()
-            publishCacheLayout()
-            followAudio(to: master.variants[target], of: master)
-            return found
-        } catch {
-            Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
-            return nil
-        }
-    }
-
-    /// The stream moved to `variant`: where its AUDIO group is another, its rendition of the
-    /// language playing becomes the one the rendition's stream follows. The same URI in both
-    /// groups is the same rendition: it plays on, not restarted.
-    private func followAudio(to variant: HLSVariant, of master: HLSMasterPlaylist) {
-        guard let current = audioRendition, variant.audioGroup != current.groupID,
-              let next = master.audioRendition(of: variant, following: current), let uri = next.uri else { return }
-        audioRendition = next
-        let nextURL = HLSURL.resolve(uri, against: url)
-        guard nextURL != audioRenditionURL else { return }
-        audioRenditionURL = nextURL
-        audioRenditionChoice.wanted = nextURL
-        Log.network.info("\(url): the sound moves to the audio rendition \"\(next.name)\"\(next.language.map { " (\($0))" } ?? "") of group \(next.groupID)")
-    }
-
-    /// An audio rendition's stream, at the end of segment `index`: when the variant playing now
-    /// calls for another rendition, the rest comes from that one, from the segment of the same
-    /// sequence number (else the same start). Returns its index there; nil to go on as it is.
-    private func followRendition(after index: Int) -> Int? {
-        guard let wanted = followedRendition?.wanted, wanted != playlistURL, wanted != refusedRendition else { return nil }
-        let next = index + 1
-        guard playlist.isLive || next < playlist.segments.count else { return nil }
-        let start = nextSegmentStart(after: index)
-        do throws(MediaError) {
-            guard case let .media(media) = try parse(try fetchText(wanted), from: wanted) else {
-                throw MediaError(input: wanted, reason: "a master playlist where an audio rendition's was expected")
-            }
-            if let feature = Self.unsupportedFeature(of: media) { throw MediaError(input: wanted, reason: "\(feature): not read by this client") }
-            if !media.segments.isEmpty, Self.isFragmented(media) != isSectioned {
-                throw MediaError(input: wanted, reason: "its segments are not of the format playing (fMP4 or MPEG-TS)")
-            }
-            guard let found = Self.segmentIndex(in: media, sequence: start.sequence, start: playlist.isLive ? nil : start.start) else {
-                throw MediaError(input: wanted, reason: "no segment at \(DecimalText.fixed(start.start, places: 1)) s")
-            }
-            Log.network.info("\(wanted): the sound goes on from this rendition at \(DecimalText.fixed(start.start, places: 1)) s")
-            (playlistURL, playlist) = (wanted, media)
-            return found
-        } catch {
-            Log.network.warning("\(error.input): \(error.reason); the sound stays on \(playlistURL)")
-            refusedRendition = wanted
-            return nil
-        }
-    }
-
-    /// Segments are fetched whole while the bitrate policy runs (a segment can be given up).
-    private var fetchesWholeSegments: Bool { abr != nil }
-
-    /// Fetches the current segment whole. Checked every `abandonmentCheckInterval` while it
-    /// downloads: a download too slow to arrive before the buffer runs dry is given up for the
-    /// same segment of the lower variant the policy names. Before playback starts too (unlike
-    /// the simulator's): playback waits on this segment then, and the lower one comes sooner.
-    private func fetchWholeSegment() throws(MediaError) {
-        // The buffer as the read thread last saw it (it is this thread, busy here), drained by
-        // the time since.
-        let level = bufferLevel?() ?? BufferLevel(seconds: .infinity, maximum: .infinity, isStarved: false)
-        let began = MonotonicClock.now()
-        var lastCheck = began
-        var mayGiveUp = true
-        while true {
-            let count = try readSegment(into: chunk)
-            if count == 0 { break }
-            wholeSegment.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-            guard wholeSegment.count <= Self.wholeSegmentLimit else {
-                throw MediaError(input: http.url, reason: "a segment larger than \(Self.wholeSegmentLimit >> 20) MiB")
-            }
-            let now = MonotonicClock.now()
-            guard mayGiveUp, now - lastCheck >= Self.abandonmentCheckInterval else { continue }
-            lastCheck = now
-            guard let lower = lowerVariant(buffer: max(0, level.seconds - (now - began))) else { continue }
-            // One try per segment: a variant whose playlist cannot be had is not asked for again.
-            mayGiveUp = false
-            try giveUpSegment(for: lower)
-        }
-        isWholeSegmentFetched = true
-    }
-
-    /// The first segment after a switch, fetched whole: one whose picture does not start with
-    /// a key frame (its variant's key frames are not aligned with the others') is not played.
-    /// The segment comes from the variant before instead, and the policy no longer picks that
-    /// one. (fMP4 segments are not checked.)
-    private func checkSwitchedSegmentStart() throws(MediaError) {
-        guard let before = beforeSwitch, let index = segmentIndex else { return }
-        beforeSwitch = nil
-        guard !isSectioned, SegmentKeyFrame.startsWithKeyFrame(wholeSegment) == false else { return }
-        let sequence = playlist.segments[index].sequenceNumber
-        let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
-        guard let found = Self.segmentIndex(in: before.playlist, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
-        Log.network.warning("\(HLSURL.resolve(playlist.segments[index].uri, against: playlistURL)): does not start with a key frame; segment \(sequence) comes from variant \(before.variant + 1) again, and variant \(variantIndex + 1) is not switched to from now on")
-        abr?.exclude(variantIndex)
-        (playlistURL, playlist, variantIndex) = before
-        noteVariant()
-        publishCacheLayout()
-        if let master { followAudio(to: master.variants[variantIndex], of: master) }
-        segmentIndex = found
-        sequenceNumber = playlist.segments[found].sequenceNumber
-        segmentNetworkSeconds = 0
-        try open(playlist.segments[found])
-    }
-
-    /// The policy's lower variant for the segment downloading, or nil to go on with it.
-    private func lowerVariant(buffer: Double) -> Int? {
-        guard let abr, let index = segmentIndex, openSegment?.base == playlistURL else { return nil }
-        let segment = playlist.segments[index]
-        let declared = Double(master?.variants[variantIndex].bandwidth ?? 0) / 8 * segment.duration
-        let expected = segment.byteRange.map { Double($0.length) } ?? http.info.contentLength.map(Double.init) ?? declared
-        return abr.abandonment(playing: variantIndex, elapsed: segmentNetworkSeconds, loaded: wholeSegment.count,
-                               expectedBytes: expected, buffer: buffer)
-    }
-
-    /// Gives the segment downloading up for the same segment of variant `lower`, none of it
-    /// handed out; what came of it is a throughput sample. Stays on it when `lower`'s playlist
-    /// cannot be had.
-    private func giveUpSegment(for lower: Int) throws(MediaError) {
-        guard var run = abr, let master, let index = segmentIndex else { return }
-        defer { abr = run }
-        run.noteDownload(bytes: Int64(wholeSegment.count), seconds: segmentNetworkSeconds)
-        let sequence = playlist.segments[index].sequenceNumber
-        let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
-        let found: Int
-        do {
-            let (lowerURL, media) = try loadOtherVariant(lower, of: master)
-            guard let index = Self.segmentIndex(in: media, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
-            found = index
-            beforeSwitch = (playlistURL, playlist, variantIndex)
-            (playlistURL, playlist, variantIndex) = (lowerURL, media, lower)
-        } catch {
-            Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")
-            return
-        }
-        Log.network.info("\(url): segment \(sequence) too slow to arrive in time (\(wholeSegment.count) bytes in \(DecimalText.fixed(segmentNetworkSeconds, places: 1)) s): fetched from variant \(lower + 1) (\(variants?[lower].summary ?? "")) instead")
-        run.didSwitch()
-        noteVariant()
-        publishCacheLayout()
-        followAudio(to: master.variants[lower], of: master)
-        segmentIndex = found
-        sequenceNumber = playlist.segments[found].sequenceNumber
-        segmentNetworkSeconds = 0
-        try open(playlist.segments[found])
-    }
-
-    /// The next bytes of the segment fetched whole; 0 at its end.
-    private func takeFromWholeSegment(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, wholeSegment.count - wholeSegmentRead)
-        guard count > 0 else { return 0 }
-        wholeSegment.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + wholeSegmentRead, byteCount: count) }
-        wholeSegmentRead += count
-        return count
-    }
-
-    /// A segment fetched whole larger than this is refused.
-    static let wholeSegmentLimit = 256 << 20
-    /// Seconds between two looks at a download's progress, as a player's progress events come.
-    static let abandonmentCheckInterval = 0.25
-
-    /// Keeps the throughput estimate for the server's next session, when it changed enough.
-    private func saveEstimate(_ estimate: Double?) {
-        guard let estimate, let host = estimateHost, let store,
-              StartupEstimate.shouldSave(estimate, lastSaved: savedEstimate) else { return }
-        store.saveThroughput(estimate, for: host)
-        savedEstimate = estimate
-    }
-
     /// The sequence number and start time (seconds from the playlist's first segment) of the segment after `index`.
-    private func nextSegmentStart(after index: Int) -> (sequence: Int, start: Double) {
+    func nextSegmentStart(after index: Int) -> (sequence: Int, start: Double) {
         let start = playlist.segments.prefix(index + 1).reduce(0) { $0 + $1.duration }
         return (playlist.segments[index].sequenceNumber + 1, start)
     }
@@ -628,14 +432,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
     }
 
-    private func noteVariant() {
+    func noteVariant() {
         guard let variant = master?.variants[variantIndex] else { return }
         options.monitor?.note(.variant(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height))
     }
 
     /// The variant playing, as the cache map shows it: its segments' URLs and times (none for a
     /// live playlist, whose segments are not kept).
-    private func publishCacheLayout() {
+    func publishCacheLayout() {
         guard let cacheMap else { return }
         guard !playlist.isLive else { return cacheMap.setLayout(nil) }
         var start = 0.0
@@ -665,7 +469,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Opens `segment` of the playlist at `base` (the one playing when nil), its key first when
     /// it has one, to read from its start. An fMP4 segment under another initialization section
     /// than the section's ends the section (after a variant change, say): that one comes first.
-    private func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
+    func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
         let base = base ?? playlistURL
         let opening = MonotonicClock.now()
         defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
@@ -726,7 +530,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     }
 
     /// The current segment's next bytes, decrypted when it is encrypted; 0 at its end.
-    private func readSegment(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+    func readSegment(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         let reading = MonotonicClock.now()
         defer { segmentNetworkSeconds += MonotonicClock.now() - reading }
         guard let decryptor else { return try http.read(into: buffer) }
@@ -796,7 +600,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
 
     /// A playlist's text. One the cache holds is taken from it unless it is a live one, which
     /// changes as it is played: that is fetched, and a reload of it is never kept.
-    private func fetchText(_ target: String, isLive: Bool = false) throws(MediaError) -> String {
+    func fetchText(_ target: String, isLive: Bool = false) throws(MediaError) -> String {
         if !isLive, let cached = http.cachedContent(of: target, limit: Self.playlistLimit) {
             let text = String(decoding: cached, as: UTF8.self)
             if case let .media(media)? = try? HLSPlaylistParser.parse(text), media.isLive {
@@ -816,7 +620,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// A playlist, an initialization section or a key larger than this is refused.
     static let playlistLimit = 16 << 20
 
-    private func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
+    func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
         do {
             return try HLSPlaylistParser.parse(text)
         } catch {
