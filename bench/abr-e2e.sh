@@ -4,7 +4,7 @@
 # per policy; its QoE_lin from --stats-dir (bench/abr_qoe.py) against what `hplayer abr-sim`
 # predicts for the same trace and ladder (no round trip added, 30 s read ahead as the player is
 # given). Usage: bench/abr-e2e.sh [TRACE...]   (default: a Norway trace, an FCC trace, and a step:
-# 3 Mb/s, 40 s at 0.5 Mb/s, 3 Mb/s; a step alone with the argument "step"). ABR_POLICIES="auto seed"
+# 3 Mb/s for 20 s, 40 s at 0.5 Mb/s, then 3 Mb/s; a step alone with the argument "step"). ABR_POLICIES="auto seed"
 # runs only those (default: all four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,9 @@ source bench/common.sh
 for tool in ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
 
-printf '0\t3.0\n20\t0.5\n60\t3.0\n' > "$work/step"
+# The simulator repeats a trace past its end, the server holds its last rate: the step's last
+# line is past any session.
+printf '0\t3.0\n20\t0.5\n60\t3.0\n3600\t3.0\n' > "$work/step"
 traces=("$@")
 if [ ${#traces[@]} -eq 0 ]; then
   traces=(../shared/traces/norway/norway_bus_1 ../shared/traces/fcc/trace_10322_http---edition.cnn.com "$work/step")
