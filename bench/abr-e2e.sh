@@ -9,10 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
-server=""
-stop_server() { [ -z "$server" ] || { kill -9 "$server"; wait "$server"; } 2>/dev/null || true; server=""; }
-trap 'stop_server; rm -rf "$work"' EXIT
 source bench/common.sh
+trap 'stop_server; rm -rf "$work"' EXIT
 for tool in ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
 
@@ -39,14 +37,9 @@ schedule() {
 printf 'trace\tpolicy\tQoE_lin player\tQoE_lin simulated\tratio\tMb/s\tstalled s\tswitches\n'
 for trace in "${traces[@]}"; do
   for policy in "${policies[@]}"; do
-    stop_server
-    rm -f "$work/server.out"
-    python3 scripts/fault-server.py --root "$work/www" --log "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" --trace-clock > "$work/server.out" &
-    server=$!
-    while ! grep -q '^PORT ' "$work/server.out" 2>/dev/null; do sleep 0.05; done
-    port=$(sed -n 's/^PORT //p' "$work/server.out")
+    serve_faults "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" --trace-clock
     rm -rf "$work/stats"
-    timeout 600 "$hplayer" "http://127.0.0.1:$port/master.m3u8" --vo null --ao null --no-status --cache=no --cache-secs 30 \
+    timeout 600 "$hplayer" "$base/master.m3u8" --vo null --ao null --no-status --cache=no --cache-secs 30 \
       --hls-abr "$policy" --stats-dir "$work/stats" >/dev/null 2> "$work/player.err" || { echo "bench: $policy over $trace: exit $?" >&2; tail -3 "$work/player.err" >&2; }
     read -r qoe mbps stalled switches _ < <(python3 bench/abr_qoe.py "$work/stats" "$kbps")
     predicted=$("$hplayer" abr-sim "$trace" --ladder "$work/www/master.m3u8" --policy "$policy" --latency 0 --max-buffer 30 | awk -F'\t' 'NR == 3 { print $4 }')

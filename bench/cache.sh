@@ -12,10 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 work=$(mktemp -d)
-server=""
-stop_server() { [ -z "$server" ] || { kill -9 "$server"; wait "$server"; } 2>/dev/null || true; server=""; }
-trap 'stop_server; rm -rf "$work"' EXIT
 source bench/common.sh
+trap 'stop_server; rm -rf "$work"' EXIT
 for tool in ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
 
@@ -26,13 +24,7 @@ ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=20" -f lavf
 ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=100,noise=alls=12:allf=t" -f lavfi -i "sine=d=100" \
   -c:v libx264 -preset ultrafast -b:v 20M -maxrate 20M -bufsize 20M -g 60 -c:a aac -movflags +faststart "$work/www/large.mp4"
 
-serve() {
-  stop_server
-  python3 scripts/fault-server.py --root "$work/www" --log "$work/requests.jsonl" >"$work/port" 2>/dev/null &
-  server=$!
-  for _ in $(seq 100); do grep -q PORT "$work/port" 2>/dev/null && break; sleep 0.05; done
-  base="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$work/port")"
-}
+serve() { serve_faults "$work/requests.jsonl"; }
 row() { printf "  %-44s %9s %9s %7s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
 
 serve

@@ -1,5 +1,18 @@
 # Helpers the benchmarks share. Sourced; expects $work (a scratch folder).
 
+# The fault server (scripts/fault-server.py) over $work/www: `serve_faults LOG [OPTIONS...]`
+# (re)starts it with those options, logging to LOG, and sets $base to its URL; `stop_server`
+# stops it (each script's EXIT trap calls it).
+server=""
+serve_faults() {
+  stop_server
+  python3 scripts/fault-server.py --root "$work/www" --log "$1" "${@:2}" >"$work/port" 2>/dev/null &
+  server=$!
+  for _ in $(seq 100); do grep -q PORT "$work/port" 2>/dev/null && break; sleep 0.05; done
+  base="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$work/port")"
+}
+stop_server() { [ -z "$server" ] || { kill -9 "$server"; wait "$server"; } 2>/dev/null || true; server=""; }
+
 # Builds hplayer as it would ship, optimized with Swift's runtime linked in (one binary, no
 # Swift libraries to load at start: 3 MiB less resident, a faster start), and sets $hplayer.
 build_release() {

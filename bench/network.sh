@@ -16,10 +16,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 dip_runs=${DIP_RUNS:-1}
 work=$(mktemp -d)
-server=""
-stop_server() { [ -z "$server" ] || { kill -9 "$server"; wait "$server"; } 2>/dev/null || true; }
-trap 'stop_server; rm -rf "$work"' EXIT
 source bench/common.sh
+trap 'stop_server; rm -rf "$work"' EXIT
 for tool in mpv ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
 # The network is what is measured: hplayer's disk cache would serve every run after the first.
@@ -47,12 +45,8 @@ ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=100,noise=a
 
 # Starts the server with extra options ($@); sets $base and $log.
 serve() {
-  stop_server
   log="$work/requests-$RANDOM.jsonl"
-  python3 scripts/fault-server.py --root "$work/www" --log "$log" "$@" >"$work/port" 2>/dev/null &
-  server=$!
-  for _ in $(seq 100); do grep -q PORT "$work/port" 2>/dev/null && break; sleep 0.05; done
-  base="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$work/port")"
+  serve_faults "$log" "$@"
 }
 
 row() { printf "  %-44s %9s %9s %7s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
