@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
-        .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit"]),
+        .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit", "HPlayerTestSupport"]),
         .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),
     ],
@@ -91,5 +91,7 @@ if Context.environment["HPLAYER_FUZZ"] != nil {
         .executableTarget(name: "FuzzMedia", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzMedia"),
         .executableTarget(name: "FuzzSubtitleText", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSubtitleText"),
         .executableTarget(name: "FuzzIPCRequest", dependencies: ["HPlayerIPC", "FuzzSupport"], path: "Fuzz/FuzzIPCRequest"),
+        .executableTarget(name: "FuzzHLSPlaylist", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzHLSPlaylist"),
+        .executableTarget(name: "FuzzSegmentKeyFrame", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSegmentKeyFrame"),
     ]
 }

@@ -6,6 +6,7 @@
 # left under .build/fuzz-findings/TARGET.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest
+#                                             FuzzHLSPlaylist FuzzSegmentKeyFrame
 #
 # The test command runs it for 30 s each.
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame)
 scratch=.build/fuzz
 corpus_root=.build/fuzz-corpus
 findings=.build/fuzz-findings
@@ -51,6 +52,29 @@ seed() {
           grep -E '^Dialogue:|[a-zA-Z]' "$file" | head -200 | split -l 1 - "$folder/line-$(basename "$file")-" || true
         done
       fi
+      ;;
+    FuzzHLSPlaylist)
+      if [ -d "$shared" ]; then
+        find "$shared" -type f -name '*.m3u8' -size -256k | while read -r file; do
+          cp -n "$file" "$folder/corpus-$(echo "$file" | md5sum | cut -c1-12)" 2>/dev/null || true
+        done
+      fi
+      ;;
+    FuzzSegmentKeyFrame)
+      # The first 64 KiB of segments, where the check reads: the corpus's, and ours of each codec,
+      # with and without the random access flag, starting on a key frame or not.
+      if [ -d "$shared" ]; then
+        find "$shared" -type f -name '*.ts' | head -200 | while read -r file; do
+          head -c 65536 "$file" > "$folder/corpus-$(echo "$file" | md5sum | cut -c1-12)" 2>/dev/null || true
+        done
+      fi
+      local codec
+      for codec in libx264 libx265; do
+        [ -e "$folder/made-$codec.ts" ] && continue
+        ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=1 -c:v "$codec" -g 4 \
+          -f mpegts "$folder/made-$codec.ts" || true
+        ffmpeg -nostdin -v error -y -ss 0.25 -i "$folder/made-$codec.ts" -c copy -f mpegts "$folder/made-$codec-cut.ts" || true
+      done
       ;;
   esac
 }

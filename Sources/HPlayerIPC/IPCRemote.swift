@@ -14,7 +14,7 @@ public final class IPCRemote: @unchecked Sendable {
     /// Observers belong to the client that asked, as mpv's: ids are the client's own, and a
     /// client's observers go with it.
     private struct ObserverKey: Hashable {
-        var client: Int32
+        var client: IPCClientID
         var id: Int
     }
 
@@ -97,7 +97,7 @@ public final class IPCRemote: @unchecked Sendable {
 
     // MARK: Requests (the server's thread)
 
-    private func handle(_ line: ArraySlice<UInt8>, from client: Int32) -> [JSONValue] {
+    private func handle(_ line: ArraySlice<UInt8>, from client: IPCClientID) -> [JSONValue] {
         switch IPCRequest.parse(line) {
         case .failure(let failure):
             return failure.requestID.map { [IPCMessage.reply($0, error: failure.error)] } ?? []
@@ -116,7 +116,7 @@ public final class IPCRemote: @unchecked Sendable {
     }
 
     /// The reply's data: none (`.none`), null, or a value.
-    private func execute(_ command: IPCCommand, from client: Int32) -> Result<JSONValue??, IPCError> {
+    private func execute(_ command: IPCCommand, from client: IPCClientID) -> Result<JSONValue??, IPCError> {
         let controller = state.withLock { $0.controller }
         switch command {
         case .loadFile(let url, let mode):
@@ -222,7 +222,7 @@ public final class IPCRemote: @unchecked Sendable {
     }
 
     /// A client is gone: its observers with it.
-    private func forget(client: Int32) {
+    private func forget(client: IPCClientID) {
         state.withLock { $0.observers = $0.observers.filter { $0.key.client != client } }
     }
 

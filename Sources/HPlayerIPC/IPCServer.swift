@@ -4,15 +4,14 @@ import HPlayerKit
 /// A Unix socket that speaks mpv's JSON IPC framing: one JSON message per line, each way.
 ///
 /// One thread polls the listening socket and every client. Each line a client sends is handed to
-/// `handler` on that thread, and its answers go back to that client. `broadcast` may be
-/// called from any thread; it never blocks: a client that does not read is dropped, as is one that
+/// `handler` on that thread, and its answers go back to that client. `broadcast` and `send` may be
+/// called from any thread; they never block: a client that does not read is dropped, as is one that
 /// sends a line longer than `maximumLineLength`.
 public final class IPCServer: @unchecked Sendable {
     /// What to send back for a line: its reply first, then anything that follows from it.
-    public typealias Handler = @Sendable (_ client: Int32, _ line: ArraySlice<UInt8>) -> [JSONValue]
-    /// A client is gone. Called on the poll thread before any new client is accepted, so a
-    /// descriptor number is forgotten before it can be reused.
-    public typealias Disconnected = @Sendable (_ client: Int32) -> Void
+    public typealias Handler = @Sendable (_ client: IPCClientID, _ line: ArraySlice<UInt8>) -> [JSONValue]
+    /// A client is gone; a message sent to it later goes nowhere.
+    public typealias Disconnected = @Sendable (_ client: IPCClientID) -> Void
 
     public let path: String
     private let handler: Handler
@@ -20,9 +19,16 @@ public final class IPCServer: @unchecked Sendable {
     private let listener: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// Each client's bytes after its last full line. Only the poll thread closes a descriptor, so
-    /// none is reused while it is still polled; other threads shut a failing client down instead.
-    private let clients = Locked<[Int32: [UInt8]]>([:])
+    /// A connected client: its socket, and its bytes after its last full line.
+    private struct Connection {
+        var descriptor: Int32
+        var pending: [UInt8] = []
+    }
+    /// The clients by an id never given twice, so that a message for a client that has gone
+    /// cannot reach a new one whose socket got the same descriptor number. Only the poll thread
+    /// closes a descriptor, so none is reused while it is still polled; other threads shut a
+    /// failing client down instead.
+    private let clients = Locked<(lastID: UInt64, connections: [IPCClientID: Connection])>((0, [:]))
     private let isClosing = Locked(false)
     private var thread: JoinableThread?
     private static let maximumLineLength = 1 << 20
@@ -73,15 +79,19 @@ public final class IPCServer: @unchecked Sendable {
     public func broadcast(_ message: JSONValue) {
         let line = Array(message.line.utf8)
         clients.withLock { clients in
-            for client in clients.keys where !Self.write(line, to: client) { shutdown(client, Int32(SHUT_RDWR)) }
+            for connection in clients.connections.values where !Self.write(line, to: connection.descriptor) {
+                shutdown(connection.descriptor, Int32(SHUT_RDWR))
+            }
         }
     }
 
     /// Sends `message` to one client, if it is still connected.
-    public func send(_ message: JSONValue, to client: Int32) {
+    public func send(_ message: JSONValue, to client: IPCClientID) {
         let line = Array(message.line.utf8)
         clients.withLock { clients in
-            if clients[client] != nil, !Self.write(line, to: client) { shutdown(client, Int32(SHUT_RDWR)) }
+            if let descriptor = clients.connections[client]?.descriptor, !Self.write(line, to: descriptor) {
+                shutdown(descriptor, Int32(SHUT_RDWR))
+            }
         }
     }
 
@@ -97,7 +107,7 @@ public final class IPCServer: @unchecked Sendable {
         thread?.join()
         thread = nil
         clients.withLock { clients in
-            for client in clients.keys { Self.drop(client, from: &clients) }
+            for client in clients.connections.keys { Self.drop(client, from: &clients.connections) }
         }
         for descriptor in [listener, wakeRead, wakeWrite] { Glibc.close(descriptor) }
         unlink(path)
@@ -107,31 +117,35 @@ public final class IPCServer: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !isClosing.withLock({ $0 }) {
             var polled = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            polled += clients.withLock { $0.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } }
+            let polledClients = clients.withLock { Array($0.connections) }
+            polled += polledClients.map { pollfd(fd: $0.value.descriptor, events: Int16(POLLIN), revents: 0) }
             guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { return }
             if polled[0].revents != 0 { return }
             if polled[1].revents & Int16(POLLIN) != 0 {
                 let client = accept(listener, nil, nil)
                 if client >= 0 {
                     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                    clients.withLock { $0[client] = [] }
+                    clients.withLock { clients in
+                        clients.lastID += 1
+                        clients.connections[IPCClientID(value: clients.lastID)] = Connection(descriptor: client)
+                    }
                 }
             }
-            for entry in polled.dropFirst(2) where entry.revents != 0 {
+            for (entry, client) in zip(polled.dropFirst(2), polledClients.map(\.key)) where entry.revents != 0 {
                 let count = read(entry.fd, &buffer, buffer.count)
                 if count > 0 {
-                    receive(buffer[..<count], from: entry.fd)
+                    receive(buffer[..<count], from: client)
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     // Gone, perhaps in the middle of a line: what it sent of that line is dropped.
-                    disconnect(entry.fd)
+                    disconnect(client)
                 }
             }
         }
     }
 
-    private func receive(_ bytes: ArraySlice<UInt8>, from client: Int32) {
+    private func receive(_ bytes: ArraySlice<UInt8>, from client: IPCClientID) {
         let lines = clients.withLock { clients -> [ArraySlice<UInt8>]? in
-            guard var pending = clients[client] else { return nil }
+            guard var pending = clients.connections[client]?.pending else { return nil }
             pending += bytes
             var lines: [ArraySlice<UInt8>] = []
             var start = pending.startIndex
@@ -141,7 +155,7 @@ public final class IPCServer: @unchecked Sendable {
             }
             pending.removeSubrange(..<start)
             if pending.count > Self.maximumLineLength { return nil }  // dropped below
-            clients[client] = pending
+            clients.connections[client]?.pending = pending
             return lines
         }
         guard let lines else {
@@ -154,10 +168,10 @@ public final class IPCServer: @unchecked Sendable {
     }
 
     /// Closes a client's descriptor and tells `disconnected`, outside the lock (the poll thread).
-    private func disconnect(_ client: Int32) {
+    private func disconnect(_ client: IPCClientID) {
         let dropped = clients.withLock { clients in
-            defer { Self.drop(client, from: &clients) }
-            return clients[client] != nil
+            defer { Self.drop(client, from: &clients.connections) }
+            return clients.connections[client] != nil
         }
         if dropped { disconnected?(client) }
     }
@@ -169,10 +183,15 @@ public final class IPCServer: @unchecked Sendable {
         }
     }
 
-    private static func drop(_ client: Int32, from clients: inout [Int32: [UInt8]]) {
-        guard clients.removeValue(forKey: client) != nil else { return }
-        Glibc.close(client)
+    private static func drop(_ client: IPCClientID, from connections: inout [IPCClientID: Connection]) {
+        guard let connection = connections.removeValue(forKey: client) else { return }
+        Glibc.close(connection.descriptor)
     }
+}
+
+/// A client of an `IPCServer`, for as long as it stays connected; the next client gets another.
+public struct IPCClientID: Hashable, Sendable {
+    let value: UInt64
 }
 
 public struct IPCServerError: Error, Sendable {

@@ -146,6 +146,9 @@ struct PlayCommand: AsyncParsableCommand {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
+        // A recording's named pipe whose reader has gone is a write error that stops the
+        // recording, not a signal that ends the player.
+        signal(SIGPIPE, SIG_IGN)
         let keys = TerminalKeys { key in KeyBindings.command(for: key).map(session.handle) }
         defer { keys?.stop() }
 

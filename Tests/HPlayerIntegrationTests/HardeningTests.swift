@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HPlayerIPC
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
@@ -211,6 +212,54 @@ extension Playback {
             #expect(client.event("start-file", timeout: 10) != nil)
             #expect(client.request([.string("quit")])?["error"] == .string("success"))
             #expect(process.wait(timeout: 10) == 0)
+        }
+        /// A reader that opens the pipe and then takes nothing, or takes a little and leaves.
+        enum StoppingReader: String, CaseIterable, Sendable {
+            case takesNothing = "the named pipe's reader took nothing for 2 s"
+            case leaves = "the named pipe's reader has gone"
+
+            var script: String {
+                switch self {
+                case .takesNothing:
+                    """
+                    import os, sys, time
+                    os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+                    print("open", flush=True)
+                    time.sleep(60)
+                    """
+                case .leaves:
+                    """
+                    import os, select, sys
+                    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+                    print("open", flush=True)
+                    select.select([fd], [], [], 30)
+                    os.read(fd, 1024)
+                    """
+                }
+            }
+        }
+
+        @Test("A recording into a named pipe whose reader stops reading stops with one error, and every frame still plays",
+              .timeLimit(.minutes(1)), arguments: StoppingReader.allCases)
+        func recordingIntoAPipeWhoseReaderStops(reader: StoppingReader) throws {
+            // 3 s at 640x360: several times the 64 KiB a pipe holds.
+            let clip = try Fixtures.clip("record-pipe-3s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3",
+                                                                "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p"])
+            let folder = Fixtures.newFolder("record-pipe-reader")
+            let fifo = folder + "/out.ts"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            let readerProcess = try BackgroundProcess(["python3", "-c", reader.script, fifo])
+            defer { readerProcess.send(signal: SIGKILL) }
+            try #require(eventually(timeout: 20) { readerProcess.stdout == "open\n" })
+            let process = try BackgroundProcess([Command.hplayer, clip, "--vo", "record:\(folder)", "--ao", "null", "--no-status",
+                                                 "--record-file", fifo])
+            #expect(process.wait(timeout: 30) == 0, "stderr: \(process.stderr)")
+            let errors = process.stderr.split(separator: "\n").filter { $0.contains("recording stopped") }
+            #expect(errors == ["hplayer: error: \(fifo): recording stopped: \(reader.rawValue)"],
+                    "stderr: \(process.stderr)")
+            let presented = try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n")
+                .map { String($0.split(separator: "\t")[2]) }
+            #expect(presented == (try Fixtures.frameMD5s(clip)))
         }
     }
 

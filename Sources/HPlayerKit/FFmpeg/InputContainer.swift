@@ -13,13 +13,9 @@ import Synchronization
 /// one's, and `read` takes packets from both in time order. A stream's index is its place in
 /// `streams`.
 final class InputContainer: @unchecked Sendable {
-    private final class AbortFlag: Sendable {
-        let isSet = Atomic<Bool>(false)
-    }
-
     let url: String
     private(set) var context: UnsafeMutablePointer<AVFormatContext>?
-    private let abortFlag = AbortFlag()
+    private let abortFlag = InterruptFlag()
     /// A named pipe's descriptor, which libavformat reads as `pipe:FD` and does not close.
     private var pipeDescriptor: Int32 = -1
     /// What libavformat reads through instead of its own protocols, when given.
@@ -87,11 +83,7 @@ final class InputContainer: @unchecked Sendable {
         guard let allocated = avformat_alloc_context() else {
             throw MediaError(input: url, reason: "out of memory")
         }
-        allocated.pointee.interrupt_callback.callback = { opaque in
-            let flag = Unmanaged<AbortFlag>.fromOpaque(opaque!).takeUnretainedValue()
-            return flag.isSet.load(ordering: .relaxed) ? 1 : 0
-        }
-        allocated.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(abortFlag).toOpaque()
+        allocated.pointee.interrupt_callback = abortFlag.callback
         var openedURL = url
         if let byteSource, !leftToLibavformat {
             do {
@@ -107,7 +99,7 @@ final class InputContainer: @unchecked Sendable {
             }
         } else if let pipe = NamedPipe.path(of: url) {
             do {
-                pipeDescriptor = try NamedPipe.openForReading(pipe, input: url) { abortFlag.isSet.load(ordering: .relaxed) }
+                pipeDescriptor = try NamedPipe.openForReading(pipe, input: url) { abortFlag.isSet }
             } catch {
                 avformat_free_context(allocated)
                 throw error
@@ -302,7 +294,7 @@ final class InputContainer: @unchecked Sendable {
         return nil
     }
 
-    var isAborted: Bool { abortFlag.isSet.load(ordering: .relaxed) }
+    var isAborted: Bool { abortFlag.isSet }
 
     /// The byte source when it seeks by time, and libavformat reads through it.
     private var timed: TimeSeekableByteSource? {
@@ -310,7 +302,7 @@ final class InputContainer: @unchecked Sendable {
     }
 
     func abort() {
-        abortFlag.isSet.store(true, ordering: .relaxed)
+        abortFlag.set()
         byteSource?.cancel()
         renditionLock.withLock { _ in
             for rendition in renditions { rendition.abort() }

@@ -36,12 +36,14 @@ enum NamedPipe {
         return descriptor
     }
 
-    /// Writing to a pipe nobody reads would block at the open: refused at once instead.
-    static func checkReader(_ path: String) throws(MediaError) {
+    /// Opens a pipe for writing. One nobody reads would block at the open: refused at once
+    /// instead. The descriptor stays non-blocking, so libavformat's writes to it (`pipe:FD`)
+    /// wait for a reader that falls behind in steps that its interrupt callback and `rw_timeout` end.
+    static func openForWriting(_ path: String) throws(MediaError) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw MediaError(input: path, reason: errno == ENXIO ? "a named pipe with no reader" : String(cString: strerror(errno)))
         }
-        close(descriptor)
+        return descriptor
     }
 }

@@ -1,4 +1,6 @@
 import CFFmpeg
+import CHPlayerShim
+import Glibc
 
 /// A file being written by a libavformat muxer: the owner of its AVFormatContext and its
 /// AVIOContext.
@@ -6,6 +8,11 @@ import CFFmpeg
 /// The muxer comes from the file's extension; the file is created (or truncated) when this is
 /// made, so a path that cannot be written is refused at once. `close` writes the trailer once
 /// the header has been written.
+///
+/// A named pipe is written without blocking: a reader that takes nothing for `pipeStallLimit`
+/// fails the write, and `interrupt()` ends a write waiting on the reader at once, so a reader
+/// that stops reading holds neither the read thread (which records) for long nor a caller
+/// stopping the recording.
 final class OutputContainer {
     private struct Muxer {
         var name: String
@@ -22,10 +29,17 @@ final class OutputContainer {
         "ts": Muxer(name: "mpegts"),
     ]
 
+    /// How long a pipe's reader may take nothing before a write gives up, in microseconds.
+    static let pipeStallLimit = 2_000_000
+
     let path: String
     private let muxer: Muxer
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var isHeaderWritten = false
+    private let interruptFlag = InterruptFlag()
+    private let isPipe: Bool
+    /// A named pipe's descriptor, which libavformat writes as `pipe:FD` and does not close.
+    private var pipeDescriptor: Int32 = -1
 
     init(path: String) throws(MediaError) {
         self.path = path
@@ -40,21 +54,35 @@ final class OutputContainer {
         guard result >= 0, let allocated else {
             throw MediaError(input: path, reason: "no \(muxer.name) muxer: \(FFmpegError(result))")
         }
-        if NamedPipe.path(of: path) != nil {
-            do { try NamedPipe.checkReader(path) } catch {
+        var openedURL = path
+        var options: OpaquePointer?
+        isPipe = NamedPipe.path(of: path) != nil
+        if isPipe {
+            do { pipeDescriptor = try NamedPipe.openForWriting(path) } catch {
                 avformat_free_context(allocated)
                 throw error
             }
+            openedURL = "pipe:\(pipeDescriptor)"
+            av_dict_set(&options, "rw_timeout", String(Self.pipeStallLimit), 0)
         }
-        let opened = avio_open(&allocated.pointee.pb, path, AVIO_FLAG_WRITE)
+        var callback = interruptFlag.callback
+        let opened = avio_open2(&allocated.pointee.pb, openedURL, AVIO_FLAG_WRITE, &callback, &options)
+        av_dict_free(&options)
         guard opened >= 0 else {
             avformat_free_context(allocated)
+            closePipe()
             throw MediaError(input: path, reason: "cannot write: \(FFmpegError(opened))")
         }
         context = allocated
     }
 
     deinit { try? close() }
+
+    /// Makes a write waiting on a named pipe's reader, and every write after, fail at once; what
+    /// had not gone into the pipe is lost (the trailer too). A file is left to finish. Any thread.
+    func interrupt() {
+        if isPipe { interruptFlag.set() }
+    }
 
     /// Adds a stream with `input`'s codec parameters, time base, aspect ratio and side data (a
     /// rotation, say); returns its index. Before `writeHeader`.
@@ -102,9 +130,16 @@ final class OutputContainer {
     }
 
     /// Hands `packet` to the muxer, which takes its reference and interleaves it with the
-    /// other streams' packets: 0, or a negative error.
-    func write(_ packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
-        av_interleaved_write_frame(context, packet)
+    /// other streams' packets; throws what went wrong.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        let result = av_interleaved_write_frame(context, packet)
+        guard result < 0 else { return }
+        let reason = switch (isPipe, result) {
+        case (true, hp_averror(EIO)): "the named pipe's reader took nothing for \(Self.pipeStallLimit / 1_000_000) s"
+        case (true, hp_averror(EPIPE)): "the named pipe's reader has gone"
+        default: FFmpegError(result).description
+        }
+        throw MediaError(input: path, reason: reason)
     }
 
     /// Writes the trailer (once the header is written), closes the file and frees everything;
@@ -115,7 +150,13 @@ final class OutputContainer {
         let trailer = isHeaderWritten ? av_write_trailer(context) : 0
         let closed = avio_closep(&context.pointee.pb)
         avformat_free_context(context)
+        closePipe()
         if trailer < 0 { throw MediaError(input: path, reason: "cannot finish the file: \(FFmpegError(trailer))") }
         if closed < 0 { throw MediaError(input: path, reason: "cannot finish the file: \(FFmpegError(closed))") }
+    }
+
+    private func closePipe() {
+        if pipeDescriptor >= 0 { Glibc.close(pipeDescriptor) }
+        pipeDescriptor = -1
     }
 }

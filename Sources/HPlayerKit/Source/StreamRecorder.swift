@@ -126,8 +126,10 @@ final class StreamRecorder: @unchecked Sendable {
     }
 
     /// Stops: writes the trailer and closes the file. Packets still held are dropped (playback
-    /// never started).
+    /// never started). A named pipe's writes are ended first, so that the stop does not wait on
+    /// its reader: what had not gone into the pipe is not recorded.
     func finish() {
+        output.interrupt()
         lock.withLock { close(failure: nil) }
     }
 
@@ -178,8 +180,7 @@ final class StreamRecorder: @unchecked Sendable {
         scratch.pointee.pos = -1
         av_packet_rescale_ts(scratch, input.rational, outputs[stream].timeBase.rational)
         keepDtsIncreasing(stream: stream)
-        let result = output.write(scratch)
-        if result < 0 { stop(failure: FFmpegError(result).description) }
+        do { try output.write(scratch) } catch { stop(failure: error.reason) }
     }
 
     /// After a seek, the new run's first dts can come out at or before the last one written
