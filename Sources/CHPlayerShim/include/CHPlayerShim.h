@@ -15,7 +15,6 @@ static inline int hp_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int hp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int hp_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int hp_averror_exit(void) { return AVERROR_EXIT; }
-static inline int64_t hp_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational hp_time_base_q(void) { return AV_TIME_BASE_Q; }
 
 /// Copies a frame's channel layout into the fields FFmpeg 5.1 deprecated but still checks
