@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
         .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit", "HPlayerTestSupport"]),
-        .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit"]),
+        .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit", "HPlayerSDL"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),
     ],
     swiftLanguageModes: [.v6]

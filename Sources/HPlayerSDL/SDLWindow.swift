@@ -32,7 +32,7 @@ public final class SDLWindow: @unchecked Sendable {
     static let longestRefreshWait = 0.01
 
     private let options: WindowOptions
-    private let onCommand: @Sendable (PlayerCommand) -> Void
+    private let onCommand: @Sendable (InputCommand) -> Void
     private let status: @Sendable () -> PlayerStatus?
     private let mailbox: WindowMailbox
     private var thread: JoinableThread?
@@ -47,7 +47,7 @@ public final class SDLWindow: @unchecked Sendable {
     /// - Parameters:
     ///   - onCommand: keys, clicks and the close button (on the window thread).
     ///   - status: the player's state, for the on-screen display (on the window thread).
-    public init(options: WindowOptions, onCommand: @escaping @Sendable (PlayerCommand) -> Void,
+    public init(options: WindowOptions, onCommand: @escaping @Sendable (InputCommand) -> Void,
                 status: @escaping @Sendable () -> PlayerStatus?) throws(MediaError) {
         self.options = options
         self.onCommand = onCommand
@@ -187,13 +187,13 @@ public final class SDLWindow: @unchecked Sendable {
         case SDL_MOUSEMOTION:
             screen.osd?.poke(at: now)
             if screen.isDraggingOnBar, let fraction = screen.barFraction(x: Int(event.motion.x), y: nil) {
-                onCommand(.seekToFraction(fraction))
+                onCommand(.player(.seekToFraction(fraction)))
             }
         case SDL_MOUSEBUTTONDOWN where event.button.button == UInt8(SDL_BUTTON_LEFT):
             screen.osd?.poke(at: now)
             if let fraction = screen.barFraction(x: Int(event.button.x), y: Int(event.button.y)) {
                 screen.isDraggingOnBar = true
-                onCommand(.seekToFraction(fraction))
+                onCommand(.player(.seekToFraction(fraction)))
             } else if event.button.clicks == 2 {
                 screen.toggleFullscreen()
             }

@@ -268,18 +268,22 @@ final class PlaybackSession: @unchecked Sendable {
         if isReplaced { controller.player.close() }
     }
 
-    @Sendable func handle(_ command: PlayerCommand) {
+    @Sendable func handle(_ command: InputCommand) {
         let (controller, window) = state.withLock { ($0.controller, $0.window) }
-        if command == .quitSavingPosition || (command == .quit && savesPositionOnQuit) {
+        switch command {
+        case .quitSavingPosition:
             rememberPosition()
             quit(0)
-        } else if command == .quit {
+        case .quit:
+            if savesPositionOnQuit { rememberPosition() }
             quit(0)
-        } else if command == .screenshot {
+        case .screenshot:
             let url = state.withLock { $0.url }
             screenshots.take(url: url, mediaPts: controller?.player.presentedMediaPts) { notice in window?.showNotice(notice) }
-        } else if let notice = controller?.perform(command) {
-            window?.showNotice(notice)
+        case .toggleFullscreen:
+            break  // the window's own: it never sends it here
+        case .player(let command):
+            if let notice = controller?.perform(command) { window?.showNotice(notice) }
         }
     }
 

@@ -1,4 +1,4 @@
-import HPlayerKit
+import HPlayerSDL
 
 /// Keys from the bytes a terminal sends: plain characters, and the escape sequences of the
 /// arrow keys (`ESC [ A` in normal mode, `ESC O A` in application mode).

@@ -1,5 +1,6 @@
 import Glibc
 import HPlayerKit
+import HPlayerSDL
 
 /// Keys typed in the terminal, when stdin is one: the same bindings as the window. The terminal
 /// is put in non-canonical mode without echo and restored on every way out (also at exit).

@@ -1,4 +1,4 @@
-import HPlayerKit
+import HPlayerSDL
 import Testing
 @testable import hplayer
 

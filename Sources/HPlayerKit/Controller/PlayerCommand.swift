@@ -1,4 +1,5 @@
-/// What a person asks of the player through a key, a click or a remote.
+/// What a person asks of the player itself, through a key, a click or a remote (the front end's own
+/// commands, a window's fullscreen say, are `InputCommand`s).
 public enum PlayerCommand: Equatable, Sendable {
     case togglePause
     /// Seconds forward (or back, when negative) from where playback stands.
@@ -21,51 +22,4 @@ public enum PlayerCommand: Equatable, Sendable {
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.
     case changeVolume(by: Int)
-    case toggleFullscreen
-    /// Write the frame on screen to a PNG (mpv's screenshot).
-    case screenshot
-    case quit
-    /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
-    case quitSavingPosition
-}
-
-/// A key as the window or the terminal reports it.
-public enum Key: Hashable, Sendable {
-    case character(Character)
-    case left, right, up, down
-    case escape, backspace
-}
-
-/// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
-public enum KeyBindings {
-    public static func command(for key: Key) -> PlayerCommand? {
-        switch key {
-        case .character(" "), .character("p"): return .togglePause
-        case .left: return .seek(by: -5)
-        case .right: return .seek(by: 5)
-        case .up: return .seek(by: 60)
-        case .down: return .seek(by: -60)
-        case .character("L"): return .toggleLoop
-        case .character("l"): return .cycleABLoop
-        case .character("."): return .stepFrame(forward: true)
-        case .character(","): return .stepFrame(forward: false)
-        case .character("["): return .scaleSpeed(by: 1 / 1.1)
-        case .character("]"): return .scaleSpeed(by: 1.1)
-        case .character("{"): return .scaleSpeed(by: 0.5)
-        case .character("}"): return .scaleSpeed(by: 2)
-        case .backspace: return .resetSpeed
-        case .character("#"): return .cycleAudioTrack
-        case .character("j"): return .cycleSubtitleTrack(forward: true)
-        case .character("J"): return .cycleSubtitleTrack(forward: false)
-        case .character("v"): return .toggleSubtitles
-        case .character("m"): return .toggleMute
-        case .character("9"): return .changeVolume(by: -2)
-        case .character("0"): return .changeVolume(by: 2)
-        case .character("f"): return .toggleFullscreen
-        case .character("s"): return .screenshot
-        case .character("q"), .escape: return .quit
-        case .character("Q"): return .quitSavingPosition
-        default: return nil
-        }
-    }
 }

@@ -137,8 +137,6 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             player.volume = min(100, max(0, player.volume + points))
             player.isMuted = false
             return "Volume \(player.volume)%"
-        case .toggleFullscreen, .screenshot, .quit, .quitSavingPosition:
-            return nil
         }
     }
 

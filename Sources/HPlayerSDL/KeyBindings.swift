@@ -1,0 +1,54 @@
+import HPlayerKit
+
+/// What a key or a click asks for: a command for the player, or one for the front end itself
+/// (the window, the terminal, the process).
+public enum InputCommand: Equatable, Sendable {
+    case player(PlayerCommand)
+    case toggleFullscreen
+    /// Write the frame on screen to a PNG (mpv's screenshot).
+    case screenshot
+    case quit
+    /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
+    case quitSavingPosition
+}
+
+/// A key as the window or the terminal reports it.
+public enum Key: Hashable, Sendable {
+    case character(Character)
+    case left, right, up, down
+    case escape, backspace
+}
+
+/// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
+public enum KeyBindings {
+    public static func command(for key: Key) -> InputCommand? {
+        switch key {
+        case .character(" "), .character("p"): return .player(.togglePause)
+        case .left: return .player(.seek(by: -5))
+        case .right: return .player(.seek(by: 5))
+        case .up: return .player(.seek(by: 60))
+        case .down: return .player(.seek(by: -60))
+        case .character("L"): return .player(.toggleLoop)
+        case .character("l"): return .player(.cycleABLoop)
+        case .character("."): return .player(.stepFrame(forward: true))
+        case .character(","): return .player(.stepFrame(forward: false))
+        case .character("["): return .player(.scaleSpeed(by: 1 / 1.1))
+        case .character("]"): return .player(.scaleSpeed(by: 1.1))
+        case .character("{"): return .player(.scaleSpeed(by: 0.5))
+        case .character("}"): return .player(.scaleSpeed(by: 2))
+        case .backspace: return .player(.resetSpeed)
+        case .character("#"): return .player(.cycleAudioTrack)
+        case .character("j"): return .player(.cycleSubtitleTrack(forward: true))
+        case .character("J"): return .player(.cycleSubtitleTrack(forward: false))
+        case .character("v"): return .player(.toggleSubtitles)
+        case .character("m"): return .player(.toggleMute)
+        case .character("9"): return .player(.changeVolume(by: -2))
+        case .character("0"): return .player(.changeVolume(by: 2))
+        case .character("f"): return .toggleFullscreen
+        case .character("s"): return .screenshot
+        case .character("q"), .escape: return .quit
+        case .character("Q"): return .quitSavingPosition
+        default: return nil
+        }
+    }
+}
