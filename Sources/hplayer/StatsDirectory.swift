@@ -1,6 +1,5 @@
 import Glibc
 import HPlayerKit
-import Synchronization
 
 /// `--stats-dir DIR`: what happened during playback, for tests and benchmarks to read.
 /// - `DIR/events.tsv`: `at<TAB>event<TAB>detail`, for first-frame, buffering-start,
@@ -11,7 +10,7 @@ import Synchronization
 /// so a player that is killed leaves complete lines.
 final class StatsDirectory: Sendable {
     private let origin = MonotonicClock.now()
-    private let files: Mutex<(events: UnsafeMutablePointer<FILE>, network: UnsafeMutablePointer<FILE>)>
+    private let files: Locked<(events: UnsafeMutablePointer<FILE>, network: UnsafeMutablePointer<FILE>)>
 
     init(path: String) throws(CommandLineFailure) {
         if mkdir(path, 0o755) != 0, errno != EEXIST {
@@ -29,7 +28,7 @@ final class StatsDirectory: Sendable {
         fputs("started_at\turl\trange\tstatus\tbytes\tseconds\toutcome\n", network)
         fflush(events)
         fflush(network)
-        files = Mutex((events, network))
+        files = Locked((events, network))
     }
 
     deinit {

@@ -2,15 +2,14 @@ import Glibc
 import HPlayerIPC
 import HPlayerKit
 import HPlayerTestSupport
-import Synchronization
 import Testing
 
 /// The socket's clients, each known by an id that is never given again.
 struct IPCServerTests {
     /// A client's id as the handler saw it, and which clients the server said are gone.
     private final class Seen: Sendable {
-        let clients = Mutex<[IPCClientID]>([])
-        let gone = Mutex<[IPCClientID]>([])
+        let clients = Locked<[IPCClientID]>([])
+        let gone = Locked<[IPCClientID]>([])
     }
 
     @Test func aMessageForAClientThatLeftReachesNoLaterClientOnTheSameDescriptor() throws {

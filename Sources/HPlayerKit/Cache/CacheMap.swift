@@ -1,4 +1,3 @@
-import Synchronization
 
 /// What of one network input the disk cache holds, as media time: for the window's progress bar
 /// and the IPC's demuxer-cache-state. The byte source sets the layout on its read thread; any
@@ -13,7 +12,7 @@ public final class CacheMap: Sendable {
     }
 
     private let store: CacheStore
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The index is read again after this many seconds: what is fetched shows within it.
     static let refreshInterval = 1.0

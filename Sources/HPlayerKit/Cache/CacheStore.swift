@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The disk cache: byte ranges of URLs kept in files under `directory/data`, indexed by an
 /// SQLite database, `directory/index.sqlite`, which several processes may share.
@@ -20,7 +19,7 @@ public final class CacheStore: Sendable {
     /// DIR/owners: the lock files of the processes that hold range claims.
     private let owners: String
     /// This store's mark for its range claims, made at its first claim.
-    private let owner = Mutex<CacheOwner?>(nil)
+    private let owner = Locked<CacheOwner?>(nil)
     /// Held for each use of the connection, which is not thread-safe.
     private let index: Locked<SQLiteDatabase>
 

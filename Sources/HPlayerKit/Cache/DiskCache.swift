@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The disk cache as configured (`--cache-dir`, `--cache-max-bytes`), opened the first time a
 /// network resource needs it: playing a local file never touches it. One that cannot be opened
@@ -8,7 +7,7 @@ public final class DiskCache: Sendable {
     public let maxBytes: Int64
     /// Seconds after which what the server last confirmed is checked with it again.
     public let revalidationAge: Double
-    private let opened = Mutex<Result<CacheStore, MediaError>?>(nil)
+    private let opened = Locked<Result<CacheStore, MediaError>?>(nil)
 
     /// An hour: media is seldom replaced, and a check costs a request per resource.
     public static let defaultRevalidationAge = 3600.0

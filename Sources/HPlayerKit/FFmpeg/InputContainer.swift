@@ -1,7 +1,6 @@
 import CFFmpeg
 import CHPlayerShim
 import Glibc
-import Synchronization
 
 /// An opened media file or stream: the owner of its AVFormatContext.
 ///
@@ -39,7 +38,7 @@ final class InputContainer: @unchecked Sendable {
     /// The renditions played alongside (added on the read thread, under `renditionLock` for
     /// `abort` from another), and how far each input (this one first) has been read.
     var renditions: [InputContainer] = []
-    let renditionLock = Mutex(())
+    let renditionLock = Locked(())
     var renditionReading = RenditionReading(inputs: 1)
     let network: NetworkOptions
     private let opensRenditions: Bool

@@ -1,10 +1,9 @@
-import Synchronization
 
 /// The audio rendition the variant playing calls for: set by the variant's stream when it moves
 /// to a variant of another AUDIO group, and followed by the rendition's stream from its next
 /// segment boundary on.
 public final class AudioRenditionChoice: Sendable {
-    private let wantedURL = Mutex<String?>(nil)
+    private let wantedURL = Locked<String?>(nil)
 
     public init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One HTTP request as it ended: a line of `--stats-dir`'s network.tsv.
 public struct NetworkRequest: Sendable, Equatable {
@@ -44,8 +43,8 @@ public enum NetworkEvent: Sendable, Equatable {
 /// so it must be quick), and the bytes received make the download speed (mpv's cache-speed).
 public final class NetworkMonitor: Sendable {
     private let onEvent: (@Sendable (NetworkEvent) -> Void)?
-    private let meter = Mutex(SpeedMeter())
-    private let variant = Mutex<VariantInfo?>(nil)
+    private let meter = Locked(SpeedMeter())
+    private let variant = Locked<VariantInfo?>(nil)
 
     public init(onEvent: (@Sendable (NetworkEvent) -> Void)? = nil) {
         self.onEvent = onEvent

@@ -52,7 +52,7 @@ public final class ConditionLock: @unchecked Sendable {
     public func unlock() { pthread_mutex_unlock(mutex) }
 
     @inline(__always)
-    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         #if DEBUG
         noteLockTaken()
         #endif

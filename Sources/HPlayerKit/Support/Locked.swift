@@ -8,7 +8,7 @@ public final class Locked<Value>: @unchecked Sendable {
         self.value = value
     }
 
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lock.withLock { () throws(Failure) -> Result in try body(&value) }
     }
 }
