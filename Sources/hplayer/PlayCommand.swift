@@ -228,7 +228,7 @@ struct PlayCommand: AsyncParsableCommand {
 
 /// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
 /// and why it ended.
-final class PlaybackSession: @unchecked Sendable {
+final class PlaybackSession: Sendable {
     let watchLater: WatchLater
     private let savesPositionOnQuit: Bool
     private let screenshots: ScreenshotTaker
