@@ -72,7 +72,7 @@ seed() {
       for codec in libx264 libx265; do
         [ -e "$folder/made-$codec.ts" ] && continue
         ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=1 -c:v "$codec" -g 4 \
-          -f mpegts "$folder/made-$codec.ts" || true
+          -x265-params log-level=error -f mpegts "$folder/made-$codec.ts" || true
         ffmpeg -nostdin -v error -y -ss 0.25 -i "$folder/made-$codec.ts" -c copy -f mpegts "$folder/made-$codec-cut.ts" || true
       done
       ;;

@@ -2,7 +2,8 @@
 """Soak: hplayer plays a clip looped with the null outputs for a while, then takes 1,000 IPC
 `loadfile ... replace` and 10,000 random seeks, and its resident memory, threads and open file
 descriptors are sampled all along (/proc). Passes when, after the warm-up, RSS stays within
-2 MiB, threads and descriptors do not grow, and hplayer neither crashes nor stops answering.
+2 MiB (for the loads and seeks: the median of their last samples against that of their first),
+threads and descriptors do not grow, and hplayer neither crashes nor stops answering.
 
     scripts/soak.py [--seconds N] [--loads N] [--seeks N] [--hplayer PATH]
 
@@ -137,27 +138,41 @@ def main():
 
         def phase(name, count, action):
             # Its first fifth is its warm-up: what the first files and seeks allocate for good.
+            # After it, RSS is sampled 20 times; the median of the last five against that of the
+            # first five is the growth. Single samples swing by a few MiB with where the file
+            # playing stands (its queues and pools, malloc's arenas), and would hide or fake a
+            # leak: one that keeps memory per file or seek raises every later sample.
             warmup = max(1, count // 5)
+            every = max(1, (count - warmup) // 20)
             mark = time.monotonic()
-            before = None
+            samples = []
             for index in range(count):
-                if index == warmup:
-                    time.sleep(2)
-                    before = sample(player.pid)
+                if index >= warmup and (index - warmup) % every == 0:
+                    if not samples:
+                        time.sleep(2)  # the warm-up's last file or seek settled: its threads all started
+                    samples.append(sample(player.pid))
                 action(index)
                 if player.poll() is not None:
                     raise RuntimeError(f"hplayer ended with status {player.returncode} during {name}")
-            before = before or sample(player.pid)
-            # Let the last file or seek settle before measuring.
+            # Let the last file or seek settle before the last sample.
             time.sleep(2)
-            after = sample(player.pid)
-            growth = after["rss"] - before["rss"]
-            print(f"soak: {count} {name} in {time.monotonic() - mark:.1f} s; after the first {warmup}: RSS {before['rss'] / MIB:.1f} → "
-                  f"{after['rss'] / MIB:.1f} MiB, threads {before['threads']} → {after['threads']}, "
-                  f"fds {before['fds']} → {after['fds']}", flush=True)
+            samples.append(sample(player.pid))
+
+            def median_rss(part):
+                values = sorted(s["rss"] for s in part)
+                return values[len(values) // 2]
+
+            head, tail = samples[:5], samples[-5:]
+            before, after = median_rss(head), median_rss(tail)
+            growth = after - before
+            print(f"soak: {count} {name} in {time.monotonic() - mark:.1f} s; after the first {warmup}, median RSS of the "
+                  f"first and last five of {len(samples)} samples: {before / MIB:.1f} → {after / MIB:.1f} MiB "
+                  f"(every sample {min(s['rss'] for s in samples) / MIB:.1f} to {max(s['rss'] for s in samples) / MIB:.1f}), "
+                  f"threads {samples[0]['threads']} → {samples[-1]['threads']}, fds {samples[0]['fds']} → {samples[-1]['fds']}",
+                  flush=True)
             if growth > args.rss_limit_mib * MIB:
                 failures.append(f"{name}: RSS grew {growth / MIB:.2f} MiB")
-            if after["threads"] > before["threads"] or after["fds"] > before["fds"]:
+            if samples[-1]["threads"] > samples[0]["threads"] or samples[-1]["fds"] > samples[0]["fds"]:
                 failures.append(f"{name}: threads or descriptors grew")
 
         # A warm-up load first, so the measured phase starts from a file opened by loadfile too.

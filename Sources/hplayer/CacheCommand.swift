@@ -65,8 +65,15 @@ struct CacheCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract: "Check that every fragment file is whole and matches the index, and repair what is not.",
-            discussion: "Prints a line per problem found and repaired. Exit 0 when the cache is consistent after repair, 1 otherwise.")
+            discussion: """
+                Prints a line per problem found and repaired. With --origin, the bytes kept of each URL are also compared \
+                with the server's (each fragment fetched as a range), and a URL whose bytes differ, or that the server \
+                now describes otherwise, is removed. Exit 0 when the cache is consistent after repair, 1 otherwise \
+                (with --origin, also when a server could not be asked).
+                """)
+        @Flag(help: "Compare the bytes kept with the servers' too.") var origin = false
         @OptionGroup var folder: Folder
+        @OptionGroup(title: "Network") var requests: RequestArguments
         @OptionGroup var common: CommonOptions
 
         func run() throws {
@@ -75,7 +82,32 @@ struct CacheCommand: ParsableCommand {
             for problem in store.verify(repair: true) { print("repaired: \(problem)") }
             let left = store.verify(repair: false)
             for problem in left { print("not repaired: \(problem)") }
-            if !left.isEmpty { throw ExitCode(1) }
+            let unchecked = origin ? try compareWithServers(store) : 0
+            if !left.isEmpty || unchecked > 0 { throw ExitCode(1) }
+        }
+
+        /// Compares each URL's bytes with its server's, removing those that differ; the count of
+        /// URLs that could not be checked.
+        private func compareWithServers(_ store: CacheStore) throws -> Int {
+            var options = NetworkOptions()
+            try requests.apply(to: &options)
+            var unchecked = 0
+            for (entry, _) in store.list() {
+                switch OriginCheck.compare(entry, fragments: store.fragments(for: entry.url), options: options) {
+                case .same:
+                    continue
+                case .changed(let change):
+                    store.remove(entry.url)
+                    print("repaired: \(entry.url): changed on the server (\(change)): removed")
+                case .differs(let offset):
+                    store.remove(entry.url)
+                    print("repaired: \(entry.url): byte \(offset) differs from the server's: removed")
+                case .unchecked(let reason):
+                    unchecked += 1
+                    print("not checked: \(entry.url): \(reason)")
+                }
+            }
+            return unchecked
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import HPlayerKit
 
-/// How http(s) inputs are fetched, in mpv's option names.
-struct NetworkArguments: ParsableArguments {
+/// How each http(s) request is made, in mpv's option names.
+struct RequestArguments: ParsableArguments {
     @Option(name: .customLong("user-agent"), help: "The User-Agent of every request.") var userAgent: String?
     @Option(help: "The Referer of every request.") var referrer: String?
     @Option(name: .customLong("http-header-fields"), help: "Header lines sent with every request, 'Name: value', comma separated; may be given more than once.")
@@ -13,16 +13,6 @@ struct NetworkArguments: ParsableArguments {
     var tlsVerify: String?
     @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
-    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: each segment's as --hls-abr picks it), max, min, or the highest at or below this many bits per second.")
-    var hlsBitrate: String?
-    @Option(name: .customLong("hls-abr"), help: "The bitrate policy of --hls-bitrate=auto: auto (the default), bola, throughput or seed.")
-    var hlsABR: String?
-    @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
-    var cache: String?
-    @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
-    var cacheDirectory: String?
-    @Option(name: .customLong("cache-max-bytes"), help: "The disk cache's size: 2GiB (the default), 500MiB, or bytes; the least recently used goes first.")
-    var cacheMaxBytes: String?
 
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
@@ -38,6 +28,25 @@ struct NetworkArguments: ParsableArguments {
         case let other?: throw .usage(input: "--tls-verify", reason: "expected yes or no, got '\(other)'")
         }
         options.caFile = caFile
+    }
+}
+
+/// How http(s) inputs are fetched: the requests, the HLS variant, the disk cache.
+struct NetworkArguments: ParsableArguments {
+    @OptionGroup var requests: RequestArguments
+    @Option(name: .customLong("hls-bitrate"), help: "The HLS variant to play: auto (the default: each segment's as --hls-abr picks it), max, min, or the highest at or below this many bits per second.")
+    var hlsBitrate: String?
+    @Option(name: .customLong("hls-abr"), help: "The bitrate policy of --hls-bitrate=auto: auto (the default), bola, throughput or seed.")
+    var hlsABR: String?
+    @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
+    var cache: String?
+    @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
+    var cacheDirectory: String?
+    @Option(name: .customLong("cache-max-bytes"), help: "The disk cache's size: 2GiB (the default), 500MiB, or bytes; the least recently used goes first.")
+    var cacheMaxBytes: String?
+
+    func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
+        try requests.apply(to: &options)
         if let hlsBitrate {
             guard let bitrate = HLSBitrate(hlsBitrate) else {
                 throw .usage(input: "--hls-bitrate", reason: "expected auto, max, min or bits per second, got '\(hlsBitrate)'")

@@ -218,6 +218,56 @@ extension Playback {
             #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty.stdout) (of \(size) bytes)")
         }
 
+        @Test("hplayer cache verify --origin: a fragment damaged in place (its size kept) passes the plain verify, is found differing from the server's bytes and removed; a file changed on the server is found changed and removed; with the server gone nothing is checked, exit 1")
+        func verifyAgainstTheOrigin() throws {
+            let root = Fixtures.newFolder("cache-origin")
+            try FileManager.default.copyItem(atPath: try NetworkPlayback.clip("mkv"), toPath: root + "/media.mkv")
+            let cache = Fixtures.newFolder("cache-origin-store")
+            let server = try FaultServer(root: root)
+            let url = server.url("media.mkv")
+            func play() throws {
+                let run = try Command.run([Command.hplayer, url, "--vo", "null", "--ao", "null", "--untimed", "--no-status", "--cache-dir", cache],
+                                          timeout: 60)
+                try #require(run.status == 0, "\(run.stderr)")
+            }
+            func verify(_ extra: [String] = []) throws -> (status: Int32, lines: [String]) {
+                let run = try Command.run([Command.hplayer, "cache", "verify", "--cache-dir", cache] + extra, timeout: 60)
+                return (run.status, run.stdout.split(separator: "\n").map(String.init))
+            }
+            try play()
+            #expect(try verify(["--origin"]) == (0, []))
+            // One byte of a fragment changed in place: its size still agrees with the index.
+            let data = cache + "/data"
+            let fragment = try #require(try FileManager.default.contentsOfDirectory(atPath: data).first { $0.hasSuffix(".frag") })
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: data + "/" + fragment))
+            try handle.seek(toOffset: 100)
+            let byte = try #require(try handle.read(upToCount: 1)?.first)
+            try handle.seek(toOffset: 100)
+            try handle.write(contentsOf: Data([~byte]))
+            try handle.close()
+            #expect(try verify() == (0, []))
+            let damaged = try verify(["--origin"])
+            #expect(damaged.status == 0 && damaged.lines.count == 1, "\(damaged.lines)")
+            #expect(damaged.lines.first.map { $0.hasPrefix("repaired: \(url): byte ") && $0.hasSuffix(" differs from the server's: removed") } == true,
+                    "\(damaged.lines)")
+            let listed = try Command.run([Command.hplayer, "cache", "ls", "--cache-dir", cache])
+            #expect(listed.status == 0 && !listed.stdout.contains(url), "\(listed.stdout)")
+            // Kept again, then changed on the server: another length and ETag.
+            try play()
+            try FileManager.default.removeItem(atPath: root + "/media.mkv")
+            try FileManager.default.copyItem(atPath: try Clips.audioVideo(seconds: 3), toPath: root + "/media.mkv")
+            let changed = try verify(["--origin"])
+            #expect(changed.status == 0 && changed.lines.count == 1, "\(changed.lines)")
+            #expect(changed.lines.first?.hasPrefix("repaired: \(url): changed on the server (length ") == true, "\(changed.lines)")
+            // Kept again, then asked with the server gone.
+            try play()
+            server.stop()
+            let offline = try verify(["--origin"])
+            #expect(offline.status == 1 && offline.lines.count == 1, "\(offline.lines)")
+            #expect(offline.lines.first?.hasPrefix("not checked: \(url): ") == true, "\(offline.lines)")
+            #expect(try verify() == (0, []))
+        }
+
         @Test("A write error (a file size limit): one warning, and playback completes; a local file never opens the cache")
         func writeErrorAndLocalFiles() throws {
             let clip = try NetworkPlayback.clip("mkv")

@@ -24,6 +24,12 @@ public struct CacheEntry: Equatable, Sendable {
         self.checkedAt = checkedAt
     }
 
+    /// What a server's response at `now` says of `url`.
+    init(url: String, response: ByteSourceInfo, at now: Double) {
+        self.init(url: url, contentLength: response.contentLength, mimeType: response.mimeType, entityTag: response.entityTag,
+                  lastModified: response.lastModified, acceptsRanges: response.acceptsRanges, lastUsed: now, checkedAt: now)
+    }
+
     /// Whether `other` describes the same bytes (same length, ETag and Last-Modified where either
     /// side knows them).
     ///

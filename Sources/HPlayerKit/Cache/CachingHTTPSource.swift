@@ -216,7 +216,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         }
         var checked = stored
         checked.checkedAt = WallClock.now()
-        if case let .answered(info) = answer, !stored.hasSameContent(as: Self.entry(for: stored.url, info: info, at: checked.checkedAt)) {
+        if case let .answered(info) = answer, !stored.hasSameContent(as: CacheEntry(url: stored.url, response: info, at: checked.checkedAt)) {
             Log.cache.info("\(stored.url): changed on the server: what was cached of it is dropped")
             store.remove(stored.url)
             return nil
@@ -256,14 +256,9 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     }
 
     /// What an answer's head says of `target`, as an entry used and checked at `now`.
-    private static func entry(for target: String, info answer: ByteSourceInfo, at now: Double) -> CacheEntry {
-        CacheEntry(url: target, contentLength: answer.contentLength, mimeType: answer.mimeType, entityTag: answer.entityTag,
-                   lastModified: answer.lastModified, acceptsRanges: answer.acceptsRanges, lastUsed: now, checkedAt: now)
-    }
-
     /// The response's content information is kept; when it says the content changed, what was kept is dropped.
     private func noteResponse() {
-        let fresh = Self.entry(for: url, info: network.info, at: WallClock.now())
+        let fresh = CacheEntry(url: url, response: network.info, at: WallClock.now())
         if let entry, !entry.hasSameContent(as: fresh) {
             Log.cache.info("\(url): changed on the server: what was cached of it is dropped")
             fragments = []
