@@ -4,11 +4,9 @@ import HPlayerKit
 /// mpv's JSON IPC over a player: carries out the requests that come through an `IPCServer` on
 /// the file playing now, and tells every client what happens to it.
 ///
-/// The program owns the playlist: it calls `begin` and `end` around each file, and is asked to
-/// load a file or to quit through `onLoadFile` and `onQuit`.
+/// The program owns the playlist: it calls `begin` and `end` around each file, and the IPC's
+/// playlist commands go to its `IPCPlaylist`; a quit to `onQuit`.
 public final class IPCRemote: @unchecked Sendable {
-    /// Loads a URL (replacing what plays, or after it) and returns its playlist entry id.
-    public typealias LoadFile = @Sendable (_ url: String, _ mode: IPCCommand.LoadMode) -> Int
     public typealias Quit = @Sendable (_ code: Int32) -> Void
 
     /// Observers belong to the client that asked, as mpv's: ids are the client's own, and a
@@ -35,13 +33,13 @@ public final class IPCRemote: @unchecked Sendable {
     private let state = Locked(State())
     private let wake = ConditionLock()
     private var observationThread: JoinableThread?
-    private let onLoadFile: LoadFile
+    private let playlist: any IPCPlaylist
     private let onQuit: Quit
     /// How often observed properties are compared with what was reported.
     private static let observationInterval = 0.05
 
-    public init(path: String, onLoadFile: @escaping LoadFile, onQuit: @escaping Quit) throws(IPCServerError) {
-        self.onLoadFile = onLoadFile
+    public init(path: String, playlist: any IPCPlaylist, onQuit: @escaping Quit) throws(IPCServerError) {
+        self.playlist = playlist
         self.onQuit = onQuit
         server = try IPCServer(path: path, handler: { [weak self] client, line in self?.handle(line, from: client) ?? [] },
                                disconnected: { [weak self] client in self?.forget(client: client) })
@@ -120,8 +118,13 @@ public final class IPCRemote: @unchecked Sendable {
         let controller = state.withLock { $0.controller }
         switch command {
         case .loadFile(let url, let mode):
-            let entry = onLoadFile(url, mode)
+            let entry = playlist.load(url, mode: mode)
             return .success(.object(["playlist_entry_id": .number(Double(entry))]))
+        case .loadList(let path, let mode):
+            guard let (firstID, count) = playlist.loadList(path, mode: mode) else { return .failure(.commandFailed) }
+            return .success(.object(["playlist_entry_id": .number(Double(firstID)), "num_entries": .number(Double(count))]))
+        case .playlist(let request):
+            return playlist.apply(request) ? .success(.some(.null)) : .failure(.commandFailed)
         case .quit(let code):
             onQuit(code)
             return .success(.none)
@@ -185,6 +188,7 @@ public final class IPCRemote: @unchecked Sendable {
         case .subtitleTrack(let number):
             do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
         case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
+        case .playlistPosition(let index): _ = playlist.apply(.play(index: index))
         }
     }
 
@@ -200,6 +204,7 @@ public final class IPCRemote: @unchecked Sendable {
         snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
+        snapshot.playlist = playlist.view
         snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
                                                  subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
                                                  variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)
@@ -243,4 +248,16 @@ public final class IPCRemote: @unchecked Sendable {
         if case .success(let data) = value { fields["data"] = data }
         return IPCMessage.event("property-change", fields)
     }
+}
+
+/// The front end's playlist, as the IPC drives it: a player plays one file, the front end the list.
+public protocol IPCPlaylist: AnyObject, Sendable {
+    /// mpv's loadfile: the new entry's id.
+    func load(_ url: String, mode: IPCCommand.LoadMode) -> Int
+    /// mpv's loadlist: the first new entry's id and how many came; nil when the file cannot be
+    /// read as a playlist, or names nothing.
+    func loadList(_ path: String, mode: IPCCommand.LoadMode) -> (firstID: Int, count: Int)?
+    /// false when it cannot be carried out (an index of no entry, an end of the list).
+    func apply(_ request: PlaylistRequest) -> Bool
+    var view: PlaylistView { get }
 }

@@ -49,6 +49,9 @@ public enum IPCCommand: Equatable, Sendable {
     /// `frame-step` and `frame-back-step`: pause and show the next frame, or the one before.
     case frameStep(forward: Bool)
     case quit(code: Int32)
+    /// `loadlist`: the entries of a playlist file, in place of the playlist or after it.
+    case loadList(path: String, mode: LoadMode)
+    case playlist(PlaylistRequest)
 
     public enum LoadMode: String, Sendable {
         /// Stop what plays and play this.
@@ -122,10 +125,53 @@ public enum IPCCommand: Equatable, Sendable {
         case "quit":
             guard let code = arguments.isEmpty ? 0 : number(0), let exitCode = Int32(exactly: code) else { return nil }
             self = .quit(code: exitCode)
+        case "loadlist":
+            guard let path = text(0), arguments.count <= 2 else { return nil }
+            guard let mode = arguments.count > 1 ? text(1).flatMap(LoadMode.init) : .replace else { return nil }
+            self = .loadList(path: path, mode: mode)
+        case "playlist-next", "playlist-prev":
+            guard arguments.count <= 1 else { return nil }
+            let force: Bool
+            switch text(0) {
+            case nil where arguments.isEmpty, "weak": force = false
+            case "force": force = true
+            default: return nil
+            }
+            self = .playlist(name == "playlist-next" ? .next(force: force) : .previous(force: force))
+        case "playlist-clear":
+            guard arguments.isEmpty else { return nil }
+            self = .playlist(.clear)
+        case "playlist-remove":
+            guard arguments.count == 1 else { return nil }
+            if text(0) == "current" {
+                self = .playlist(.remove(index: nil))
+            } else {
+                guard let index = number(0).flatMap(Int.init(exactly:)) else { return nil }
+                self = .playlist(.remove(index: index))
+            }
+        case "playlist-move":
+            guard arguments.count == 2, let from = number(0).flatMap(Int.init(exactly:)),
+                  let to = number(1).flatMap(Int.init(exactly:)) else { return nil }
+            self = .playlist(.move(from: from, to: to))
         default:
             return nil
         }
     }
+}
+
+/// What a playlist command asks of the playlist (mpv's playlist-next, -prev, -clear, -remove,
+/// -move, and setting playlist-pos).
+public enum PlaylistRequest: Equatable, Sendable {
+    /// `force`: at the end, stop playback rather than do nothing.
+    case next(force: Bool)
+    case previous(force: Bool)
+    /// Every entry but the one playing.
+    case clear
+    /// nil: the entry playing.
+    case remove(index: Int?)
+    case move(from: Int, to: Int)
+    /// Setting playlist-pos: play this entry; an index of none stops playback.
+    case play(index: Int)
 }
 
 /// The lines the server sends.

@@ -37,6 +37,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var videoSize: PictureSize?
     /// mpv's track-list.
     public var tracks: [TrackListEntry] = []
+    /// The playlist's entries, and the index of the one playing.
+    public var playlist = PlaylistView()
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -89,6 +91,40 @@ public struct PropertySnapshot: Equatable, Sendable {
     }
 }
 
+/// The playlist as its properties read it.
+public struct PlaylistView: Equatable, Sendable {
+    public struct Entry: Equatable, Sendable {
+        public var url: String
+        public var id: Int
+
+        public init(url: String, id: Int) {
+            self.url = url
+            self.id = id
+        }
+    }
+
+    public var entries: [Entry]
+    /// The index of the entry playing; nil for none.
+    public var playing: Int?
+
+    public init(entries: [Entry] = [], playing: Int? = nil) {
+        self.entries = entries
+        self.playing = playing
+    }
+
+    /// mpv's playlist: `filename` and `id` of each entry, `current` and `playing` on the one playing.
+    var json: JSONValue {
+        .array(entries.indices.map { index in
+            var fields: [String: JSONValue] = ["filename": .string(entries[index].url), "id": .number(Double(entries[index].id))]
+            if index == playing {
+                fields["current"] = .bool(true)
+                fields["playing"] = .bool(true)
+            }
+            return .object(fields)
+        })
+    }
+}
+
 /// A property set through the IPC, as the player is to carry it out.
 public enum PropertyChange: Equatable, Sendable {
     case pause(Bool)
@@ -107,6 +143,8 @@ public enum PropertyChange: Equatable, Sendable {
     /// Show subtitle track N (from 1), or none.
     case subtitleTrack(Int?)
     case subtitleVisibility(Bool)
+    /// Play the playlist's entry at this index (from 0).
+    case playlistPosition(Int)
 }
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
@@ -115,7 +153,8 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility"]
+                               "stream-record", "aid", "sid", "sub-visibility", "playlist", "playlist-pos",
+                               "playlist-playing-pos", "playlist-count"]
     /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
     /// variant fetched (mpv's top-level one reads its option back; its track-list entries carry
     /// the bandwidth), and `video-params` has only `w` and `h` of mpv's fields, `track-list`
@@ -156,6 +195,10 @@ public enum PlayerProperties {
             guard let size = snapshot.videoSize else { return .failure(.propertyUnavailable) }
             return .success(.object(["w": .number(Double(size.width)), "h": .number(Double(size.height))]))
         case "track-list": return .success(.array(snapshot.tracks.map(\.json)))
+        case "playlist": return .success(snapshot.playlist.json)
+        // -1 for none, as mpv's.
+        case "playlist-pos", "playlist-playing-pos": return .success(.number(Double(snapshot.playlist.playing ?? -1)))
+        case "playlist-count": return .success(.number(Double(snapshot.playlist.entries.count)))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -204,6 +247,9 @@ public enum PlayerProperties {
             return .success(name == "sid" ? .subtitleTrack(Int(number)) : .audioTrack(Int(number)))
         case "sub-visibility":
             return flag(value).map { .success(.subtitleVisibility($0)) } ?? .failure(.unsupportedFormat)
+        case "playlist-pos":
+            guard let index = number(value), index == index.rounded(), abs(index) < 1e9 else { return .failure(.unsupportedFormat) }
+            return .success(.playlistPosition(Int(index)))
         case "speed":
             // mpv takes 0.01 to 100 and calls other values a wrong format; HPlayer keeps the pitch
             // over PlaybackSpeed.range only, and refuses the rest of mpv's range.

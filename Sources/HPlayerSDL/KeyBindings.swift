@@ -10,13 +10,16 @@ public enum InputCommand: Equatable, Sendable {
     case quit
     /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
     case quitSavingPosition
+    /// The playlist's next entry, or the one before.
+    case playlistNext
+    case playlistPrevious
 }
 
 /// A key as the window or the terminal reports it.
 public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down
-    case escape, backspace
+    case escape, backspace, enter
 }
 
 /// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
@@ -48,6 +51,8 @@ public enum KeyBindings {
         case .character("s"): return .screenshot
         case .character("q"), .escape: return .quit
         case .character("Q"): return .quitSavingPosition
+        case .character(">"), .enter: return .playlistNext
+        case .character("<"): return .playlistPrevious
         default: return nil
         }
     }

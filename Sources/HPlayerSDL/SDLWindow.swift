@@ -95,6 +95,8 @@ public final class SDLWindow: @unchecked Sendable {
 
     /// A short notice on the on-screen display.
     public func showNotice(_ text: String) { mailbox.post { $0.notices.append(text) } }
+    /// The window's title from now on (each playlist entry's).
+    public func setTitle(_ text: String) { mailbox.post { $0.title = text } }
 
     /// Closes the window and joins its thread.
     public func close() {
@@ -124,6 +126,7 @@ public final class SDLWindow: @unchecked Sendable {
             let requests = mailbox.take()
             if requests.isClosing { break }
             let now = MonotonicClock.now()
+            if let title = requests.title { screen.setTitle(title) }
             if let video = requests.video { screen.show(video.format) }
             screen.setPlaying(requests.isRunning)
             for notice in requests.notices { screen.osd?.show(notice, at: now) }
@@ -215,15 +218,19 @@ public final class SDLWindow: @unchecked Sendable {
         case SDLK_DOWN: return .down
         case SDLK_ESCAPE: return .escape
         case SDLK_BACKSPACE: return .backspace
+        case SDLK_RETURN, SDLK_KP_ENTER: return .enter
         default:
             guard keysym.sym > 0, keysym.sym < 128, let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
             let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
             let character = Character(scalar)
             guard shifted else { return .character(character) }
-            // Key codes name the unshifted key; the brackets' shifted forms are the braces (US layout).
+            // Key codes name the unshifted key; the brackets' shifted forms are the braces, the
+            // period's and the comma's the angle brackets (US layout).
             switch character {
             case "[": return .character("{")
             case "]": return .character("}")
+            case ".": return .character(">")
+            case ",": return .character("<")
             default: return .character(Character(character.uppercased()))
             }
         }

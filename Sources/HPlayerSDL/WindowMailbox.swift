@@ -9,6 +9,7 @@ final class WindowMailbox: @unchecked Sendable {
         var isRunning = false
         var isRefreshRequested = false
         var notices: [String] = []
+        var title: String?
         var isClosing = false
     }
 
@@ -42,6 +43,7 @@ final class WindowMailbox: @unchecked Sendable {
         lock.withLock {
             let taken = requests
             requests.video = nil
+            requests.title = nil
             requests.notices.removeAll(keepingCapacity: true)
             if let video = taken.video { renderer = video.renderer }
             return taken

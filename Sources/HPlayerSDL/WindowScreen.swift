@@ -11,6 +11,7 @@ final class WindowScreen {
     private var texture: OpaquePointer?
     private var textureKey: (format: UInt32, width: Int32, height: Int32)?
     private var format: VideoFormat?
+    private var title: String
     /// The media time of the picture in the texture.
     private(set) var shownMediaPts: Double?
     private var subtitle: String?
@@ -25,6 +26,7 @@ final class WindowScreen {
 
     init(options: WindowOptions) {
         self.options = options
+        title = options.title
         isFullscreen = options.isFullscreen
         SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")  // inhibited only while playing
         SDL_SetYUVConversionMode(SDL_YUV_CONVERSION_AUTOMATIC)  // BT.601 for SD, BT.709 for HD
@@ -44,7 +46,7 @@ final class WindowScreen {
         let x = options.geometry?.x.map { Int32(clamping: $0) } ?? hp_sdl_windowpos_centered()
         let y = options.geometry?.y.map { Int32(clamping: $0) } ?? hp_sdl_windowpos_centered()
         // Scaled to the picture's shape, a size from the geometry can outgrow 32 bits: SDL then refuses it.
-        guard let window = SDL_CreateWindow(options.title, x, y, Int32(clamping: size.width), Int32(clamping: size.height), flags) else {
+        guard let window = SDL_CreateWindow(title, x, y, Int32(clamping: size.width), Int32(clamping: size.height), flags) else {
             Log.window.error("cannot open a window: \(SDLError.current)")
             return
         }
@@ -52,6 +54,13 @@ final class WindowScreen {
         renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue) ?? SDL_CreateRenderer(window, -1, 0)
         if renderer == nil { Log.window.error("cannot draw in the window: \(SDLError.current)") }
         osd = OnScreenDisplay()
+    }
+
+    /// The window's title: now, or when the window opens.
+    func setTitle(_ text: String) {
+        guard text != title else { return }
+        title = text
+        if let window { SDL_SetWindowTitle(window, text) }
     }
 
     /// The screensaver is inhibited while playing, allowed when paused or stopped.

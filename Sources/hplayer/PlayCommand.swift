@@ -17,11 +17,22 @@ struct PlayCommand: AsyncParsableCommand {
             L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
             [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot, \
             # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
-            m mute, 9/0 volume down/up, f fullscreen, q or Esc quit, Q quit and remember the position \
-            (--resume starts there). A click or drag on the progress bar seeks.
+            m mute, 9/0 volume down/up, f fullscreen, > or Enter the next file, < the one before, \
+            q or Esc quit, Q quit and remember the position (--resume starts there). \
+            A click or drag on the progress bar seeks.
+            Inputs may be files, URLs, folders (their media files, in natural order) and playlist files \
+            (.m3u, a .m3u8 that is not HLS, .pls), played in order. With several files, the exit status \
+            is mpv's: 2 when none could be played, 3 when some could not.
             """)
 
-    @Argument(help: "The file or URL.") var url: String
+    @Argument(help: "Files, URLs, folders or playlist files.") var inputs: [String] = []
+    @Option(name: .customLong("playlist"), help: "Play the files this playlist file names (any format, a path or URL a line at least).")
+    var playlistFile: String?
+    @Flag(help: "Play the playlist in random order.") var shuffle = false
+    @Option(name: .customLong("loop-playlist"), help: "Play the playlist N times, or forever with inf (alone: inf); no: once.")
+    var loopPlaylist: PlaylistPasses?
+    @Option(name: .customLong("playlist-start"), help: "Start with this entry of the playlist, numbered from 0.")
+    var playlistStart: Int?
 
     @Option(name: .customLong("vo"), help: "Video output: sdl (a window, the default), null, or record:DIR to log each presented frame to DIR/video.tsv.")
     var videoOutput: OutputChoice?
@@ -71,6 +82,29 @@ struct PlayCommand: AsyncParsableCommand {
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
         }
+        if inputs.isEmpty, playlistFile == nil { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
+        if let playlistStart, playlistStart < 0 {
+            throw CommandLineFailure.usage(input: "--playlist-start", reason: "expected an entry from 0, got \(playlistStart)")
+        }
+    }
+
+    /// The playlist the inputs make: expanded, shuffled, looped and started as the options say;
+    /// an input that cannot be read is told, and the rest play.
+    private func makePlaylistQueue() throws(CommandLineFailure) -> PlaylistQueue {
+        var (urls, problems) = PlaylistExpansion.expand(inputs)
+        if let playlistFile {
+            do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile) } catch { problems.append(error) }
+        }
+        for problem in problems { StatusLine.notice("error: \(problem.input): \(problem.reason)") }
+        guard !urls.isEmpty else {
+            throw CommandLineFailure.media(problems.first ?? MediaError(input: playlistFile ?? inputs.joined(separator: " "), reason: "no file to play"))
+        }
+        var queue = PlaylistQueue(urls, passes: loopPlaylist?.passes ?? .count(1), start: playlistStart ?? 0)
+        if shuffle {
+            var generator = SystemRandomNumberGenerator()
+            queue.shuffle(using: &generator)
+        }
+        return queue
     }
 
     func run() async throws { try await play() }
@@ -101,7 +135,9 @@ struct PlayCommand: AsyncParsableCommand {
         let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit,
                                       screenshots: ScreenshotTaker(folder: screenshotDirectory, videoTrack: vid,
                                                                    network: options.source.network))
-        let playlist = Playlist(url)
+        let playlist = Playlist(try makePlaylistQueue(), stop: session.stop(turn:))
+        session.use(playlist)
+        let commandLineEntries = playlist.count
 
         var audio = audioOutput ?? .sdl
         if !noAudio, audio == .sdl, let reason = SDLAudioOutput.unavailableReason() {
@@ -111,7 +147,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         var window: SDLWindow?
         if !noVideo, (videoOutput ?? .sdl) == .sdl {
-            let windowOptions = WindowOptions(title: title ?? URL(fileURLWithPath: url).lastPathComponent,
+            let windowOptions = WindowOptions(title: title ?? "",
                                               geometry: geometry.flatMap(WindowGeometry.init), isBorderless: noBorder,
                                               isFullscreen: fullscreen)
             do {
@@ -124,11 +160,7 @@ struct PlayCommand: AsyncParsableCommand {
         var remote: IPCRemote?
         if let ipcServer {
             do {
-                remote = try IPCRemote(path: ipcServer, onLoadFile: { url, mode in
-                    let entry = playlist.add(url, mode: mode)
-                    if mode == .replace { session.replace(before: entry) }
-                    return entry
-                }, onQuit: session.quit)
+                remote = try IPCRemote(path: ipcServer, playlist: playlist, onQuit: session.quit)
             } catch {
                 throw CommandLineFailure.usage(input: "--input-ipc-server", reason: "\(error.path): \(error.reason)")
             }
@@ -153,33 +185,46 @@ struct PlayCommand: AsyncParsableCommand {
         defer { keys?.stop() }
 
         var failure: MediaError?
-        while !session.isQuitting, let entry = playlist.next() {
+        var results = PlaylistResults()
+        while !session.isQuitting, let (entry, turn) = playlist.advance() {
             if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
+            window?.setTitle(title ?? Self.displayName(of: entry.url))
             let player = Player(url: entry.url, options: options,
-                                audioOutput: audio.makeAudioOutput(paced: !untimed),
-                                videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
+                                audioOutput: audio.makeAudioOutput(paced: !untimed, appends: turn > 1),
+                                videoOutput: window.map(SDLVideoOutput.init)
+                                    ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed, appends: turn > 1))
             // A subtitle file that cannot be read is told, and playback goes on without it.
             for path in subtitleFiles {
                 do { try player.addSubtitleFile(path) } catch { StatusLine.notice("error: \(error.input): \(error.reason)") }
             }
             let controller = PlayerController(player: player)
-            session.attach(controller: controller, entryID: entry.id, url: entry.url, window: window)
+            session.attach(controller: controller, turn: turn, url: entry.url, window: window)
             remote?.begin(controller: controller, entryID: entry.id)
             // A path that cannot be recorded to is told, and playback goes on.
-            if entry.id == 1, let recordFile {
+            if turn == 1, let recordFile {
                 do { try player.startRecording(to: recordFile) } catch { Log.command.warning("\(error)") }
             }
-            var startAt = entry.id == 1 ? start : nil
+            var startAt = entry.id <= commandLineEntries ? start : nil
             if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
             failure = await play(controller, startingAt: startAt, stats: stats)
+            results.note(entry.id, failed: failure != nil)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
             stats?.noteEnd(reason: reason)
             await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
         }
         if let code = session.interruptedExitCode { throw ExitCode(code) }
         if let code = session.quitCode, code != 0 { throw ExitCode(code) }
-        if let failure, !session.isQuitting { throw CommandLineFailure.media(failure) }
+        if let failure, !session.isQuitting {
+            guard results.isMany else { throw CommandLineFailure.media(failure) }
+            StatusLine.notice("error: \(failure.input): \(failure.reason)")
+        }
+        if !session.isQuitting, let code = results.exitCode { throw ExitCode(code) }
         if let failure = session.positionNotSaved { throw CommandLineFailure.media(failure) }
+    }
+
+    /// A window's title for `url`: its file name, as mpv's when the file has no title of its own.
+    static func displayName(of url: String) -> String {
+        url.split(separator: "/").last.map(String.init) ?? url
     }
 
     /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
@@ -226,6 +271,39 @@ struct PlayCommand: AsyncParsableCommand {
     }
 }
 
+/// How the files of a playlist fared, for the exit status: mpv's 2 when none played, 3 when
+/// some did not. One file that fails is an error of its own (exit 1).
+struct PlaylistResults {
+    private var played: Set<Int> = []
+    private var failed: Set<Int> = []
+
+    mutating func note(_ id: Int, failed: Bool) {
+        if failed { self.failed.insert(id) } else { played.insert(id) }
+    }
+
+    var isMany: Bool { played.union(failed).count > 1 }
+
+    var exitCode: Int32? {
+        guard isMany, !failed.isEmpty else { return nil }
+        return played.isEmpty ? 2 : 3
+    }
+}
+
+/// mpv's --loop-playlist: N, inf (or yes, or force), no.
+struct PlaylistPasses: ExpressibleByArgument {
+    let passes: PlaylistQueue.Passes
+
+    init?(argument: String) {
+        switch argument {
+        case "inf", "yes", "force": passes = .forever
+        case "no": passes = .count(1)
+        default:
+            guard let count = Int(argument), count >= 1 else { return nil }
+            passes = .count(count)
+        }
+    }
+}
+
 /// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
 /// and why it ended.
 final class PlaybackSession: Sendable {
@@ -241,10 +319,11 @@ final class PlaybackSession: Sendable {
         var interruptedExitCode: Int32?
         var quitCode: Int32?
         var fileStopped = false
-        /// The playlist entry playing (or about to), and the newest one a `loadfile replace` put
-        /// first: every entry before that one is stopped, whether it plays already or not yet.
-        var entryID = 0
-        var replacedBefore = 0
+        /// The playlist's turn playing (or about to), and the latest turn a playlist command
+        /// stopped: a turn up to that one is stopped, whether it plays already or not yet.
+        var turn = 0
+        var stoppedThrough = 0
+        var playlist: Playlist?
     }
 
     private let state = Locked(State())
@@ -255,17 +334,22 @@ final class PlaybackSession: Sendable {
         self.screenshots = screenshots
     }
 
-    /// The file of playlist entry `entryID` is about to play; one replaced already is stopped at once.
-    func attach(controller: PlayerControlling, entryID: Int, url: String, window: SDLWindow?) {
-        let isReplaced = state.withLock {
+    /// What the keys for the next and previous file act on.
+    func use(_ playlist: Playlist) {
+        state.withLock { $0.playlist = playlist }
+    }
+
+    /// The file of the playlist's turn `turn` is about to play; one stopped already is stopped at once.
+    func attach(controller: PlayerControlling, turn: Int, url: String, window: SDLWindow?) {
+        let isStopped = state.withLock {
             $0.controller = controller
-            $0.entryID = entryID
+            $0.turn = turn
             $0.url = url
             $0.window = window
-            $0.fileStopped = entryID < $0.replacedBefore
+            $0.fileStopped = turn <= $0.stoppedThrough
             return $0.fileStopped
         }
-        if isReplaced { controller.player.close() }
+        if isStopped { controller.player.close() }
     }
 
     @Sendable func handle(_ command: InputCommand) {
@@ -282,6 +366,10 @@ final class PlaybackSession: Sendable {
             screenshots.take(url: url, mediaPts: controller?.player.presentedMediaPts) { notice in window?.showNotice(notice) }
         case .toggleFullscreen:
             break  // the window's own: it never sends it here
+        case .playlistNext, .playlistPrevious:
+            let playlist = state.withLock { $0.playlist }
+            let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
+            if !moved { window?.showNotice(command == .playlistNext ? "No next file" : "No previous file") }
         case .player(let command):
             if let notice = controller?.perform(command) { window?.showNotice(notice) }
         }
@@ -311,13 +399,13 @@ final class PlaybackSession: Sendable {
         controller?.player.close()
     }
 
-    /// A `loadfile replace` put entry `entryID` first: the file playing, or about to, stops; after
-    /// the reply, as mpv's (the old file's end-file follows it). Decided under the lock, so a file
-    /// that the playlist loop starts at that moment is stopped by `attach` instead.
-    func replace(before entryID: Int) {
+    /// A playlist command sent playback elsewhere while turn `turn` played: that file stops,
+    /// after the command's reply, as mpv's (its end-file follows the reply). Decided under the
+    /// lock, so a turn that the playlist loop starts at that moment is stopped by `attach` instead.
+    @Sendable func stop(turn: Int) {
         let stopping = state.withLock { state -> PlayerControlling? in
-            state.replacedBefore = max(state.replacedBefore, entryID)
-            guard state.entryID < entryID, !state.fileStopped, let controller = state.controller else { return nil }
+            state.stoppedThrough = max(state.stoppedThrough, turn)
+            guard state.turn <= turn, !state.fileStopped, let controller = state.controller else { return nil }
             state.fileStopped = true
             return controller
         }
@@ -371,18 +459,19 @@ enum OutputChoice: ExpressibleByArgument, Equatable {
     }
 
     /// The output for a choice that needs no window (sdl's window is made by the command).
-    func makeVideoOutput(paced: Bool) -> VideoOutput {
+    /// `appends`: a recording goes on after the playlist's files before.
+    func makeVideoOutput(paced: Bool, appends: Bool) -> VideoOutput {
         switch self {
         case .sdl, .null: return NullVideoOutput(paced: paced)
-        case .record(let directory): return RecordingVideoOutput(directory: directory, paced: paced)
+        case .record(let directory): return RecordingVideoOutput(directory: directory, paced: paced, appends: appends)
         }
     }
 
-    func makeAudioOutput(paced: Bool) -> AudioOutput {
+    func makeAudioOutput(paced: Bool, appends: Bool) -> AudioOutput {
         switch self {
         case .sdl: return SDLAudioOutput()
         case .null: return NullAudioOutput(paced: paced)
-        case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced)
+        case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced, appends: appends)
         }
     }
 }

@@ -1,32 +1,80 @@
 import HPlayerIPC
 import HPlayerKit
+import Logging
 
-/// The files to play, in order, each with the id mpv's IPC calls its playlist entry id.
-final class Playlist: Sendable {
-    struct Entry: Sendable {
-        let id: Int
-        let url: String
+/// The files to play: the command line's inputs as they expanded, and what the IPC and the keys
+/// do to them. The decisions are PlaylistQueue's, under one lock; a stop one asks for goes to
+/// `stop`, with the turn to stop.
+final class Playlist: IPCPlaylist {
+    private let queue: Locked<PlaylistQueue>
+    private let stop: @Sendable (_ turn: Int) -> Void
+
+    init(_ queue: PlaylistQueue, stop: @escaping @Sendable (_ turn: Int) -> Void) {
+        self.queue = Locked(queue)
+        self.stop = stop
     }
 
-    private let state: Locked<(waiting: [Entry], lastID: Int)>
-
-    init(_ url: String) {
-        state = Locked(([Entry(id: 1, url: url)], 1))
+    /// The next entry to play, and its turn; nil when playback is over.
+    func advance() -> (entry: PlaylistQueue.Entry, turn: Int)? {
+        queue.withLock { queue in queue.advance().map { ($0, queue.turn) } }
     }
 
-    /// The next file to play, taken off the list; nil at the end.
-    func next() -> Entry? {
-        state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
-    }
+    /// How many entries the list has.
+    var count: Int { queue.withLock { $0.entries.count } }
 
-    /// Adds `url`: next in line in place of every file waiting (`replace`, and the caller stops
-    /// the one playing), or at the end. Returns its id.
-    func add(_ url: String, mode: IPCCommand.LoadMode) -> Int {
-        state.withLock { state in
-            state.lastID += 1
-            let entry = Entry(id: state.lastID, url: url)
-            if mode == .replace { state.waiting = [entry] } else { state.waiting.append(entry) }
-            return entry.id
+    func load(_ url: String, mode: IPCCommand.LoadMode) -> Int {
+        let (id, turn) = queue.withLock { queue -> (Int, Int?) in
+            mode == .replace ? (queue.replace(with: [url]) ?? 0, queue.turn) : (queue.append(url), nil)
         }
+        if let turn { stop(turn) }
+        return id
+    }
+
+    func loadList(_ path: String, mode: IPCCommand.LoadMode) -> (firstID: Int, count: Int)? {
+        let urls: [String]
+        do {
+            urls = try PlaylistExpansion.entries(ofPlaylist: path)
+        } catch {
+            Log.command.warning("\(error.input): \(error.reason)")
+            return nil
+        }
+        guard !urls.isEmpty else { return nil }
+        let (firstID, turn) = queue.withLock { queue -> (Int, Int?) in
+            guard mode == .replace else { return (urls.map { queue.append($0) }[0], nil) }
+            return (queue.replace(with: urls) ?? 0, queue.turn)
+        }
+        if let turn { stop(turn) }
+        return (firstID, urls.count)
+    }
+
+    func apply(_ request: PlaylistRequest) -> Bool {
+        let (done, stopsPlaying, turn) = queue.withLock { queue -> (Bool, Bool, Int) in
+            switch request {
+            case .next(let force):
+                let done = queue.next(force: force)
+                return (done, done, queue.turn)
+            case .previous(let force):
+                let done = queue.previous(force: force)
+                return (done, done, queue.turn)
+            case .play(let index):
+                queue.play(at: index)
+                return (true, true, queue.turn)
+            case .remove(let index):
+                guard let index = index ?? queue.playing else { return (false, false, queue.turn) }
+                let (removed, stopsPlaying) = queue.remove(at: index)
+                return (removed, stopsPlaying, queue.turn)
+            case .move(let from, let to):
+                return (queue.move(from: from, to: to), false, queue.turn)
+            case .clear:
+                queue.clear()
+                return (true, false, queue.turn)
+            }
+        }
+        if stopsPlaying { stop(turn) }
+        return done
+    }
+
+    var view: PlaylistView {
+        queue.withLock { PlaylistView(entries: $0.entries.map { PlaylistView.Entry(url: $0.url, id: $0.id) }, playing: $0.playing) }
     }
 }

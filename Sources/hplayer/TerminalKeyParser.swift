@@ -10,6 +10,7 @@ enum TerminalKeyParser {
         guard let first = bytes.first else { return nil }
         guard first == 0x1B else {
             if first == 0x7F || first == 0x08 { return (.backspace, 1) }  // DEL or ^H, as terminals differ
+            if first == 0x0D || first == 0x0A { return (.enter, 1) }
             return (first < 0x80 ? .character(Character(Unicode.Scalar(first))) : nil, 1)
         }
         guard bytes.count >= 2 else { return nil }

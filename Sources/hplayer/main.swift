@@ -26,7 +26,9 @@ func writeStandardError(_ text: String) {
 
 FreeMemory.limitArenas()
 do {
-    var command = try HPlayerCommand.parseAsRoot()
+    // mpv's options that may go without their value: ArgumentParser's options always take one.
+    let arguments = CommandLine.arguments.dropFirst().map { $0 == "--loop-playlist" ? "--loop-playlist=inf" : $0 }
+    var command = try HPlayerCommand.parseAsRoot(arguments)
     // Overload resolution picks ArgumentParser's synchronous run() here, so the async command
     // is called by its own name.
     if let play = command as? PlayCommand {

@@ -20,6 +20,15 @@ struct IPCRequestTests {
         (#"{"command": ["frame-back-step"], "request_id": 2}"#, .frameStep(forward: false), .number(2)),
         (#"{"command": ["quit"]}"#, .quit(code: 0), .number(0)),
         (#"{"command": ["quit", 3]}"#, .quit(code: 3), .number(0)),
+        (#"{"command": ["loadlist", "list.m3u"]}"#, .loadList(path: "list.m3u", mode: .replace), .number(0)),
+        (#"{"command": ["loadlist", "list.m3u", "append"]}"#, .loadList(path: "list.m3u", mode: .append), .number(0)),
+        (#"{"command": ["playlist-next"]}"#, .playlist(.next(force: false)), .number(0)),
+        (#"{"command": ["playlist-next", "force"]}"#, .playlist(.next(force: true)), .number(0)),
+        (#"{"command": ["playlist-prev", "weak"]}"#, .playlist(.previous(force: false)), .number(0)),
+        (#"{"command": ["playlist-clear"]}"#, .playlist(.clear), .number(0)),
+        (#"{"command": ["playlist-remove", "current"]}"#, .playlist(.remove(index: nil)), .number(0)),
+        (#"{"command": ["playlist-remove", 2]}"#, .playlist(.remove(index: 2)), .number(0)),
+        (#"{"command": ["playlist-move", "0", 3]}"#, .playlist(.move(from: 0, to: 3)), .number(0)),
     ])
     func parses(text: String, command: IPCCommand, requestID: JSONValue) throws {
         let request = try Self.parse(text).get()
@@ -37,6 +46,10 @@ struct IPCRequestTests {
         (#"{"command": ["seek", 1, "sideways"]}"#, .number(0)),
         (#"{"command": ["get_property"]}"#, .number(0)),
         (#"{"command": ["loadfile", "a.mp4", "shuffle"]}"#, .number(0)),
+        (#"{"command": ["playlist-next", "now"]}"#, .number(0)),
+        (#"{"command": ["playlist-remove"]}"#, .number(0)),
+        (#"{"command": ["playlist-move", 1]}"#, .number(0)),
+        (#"{"command": ["playlist-move", 1.5, 2]}"#, .number(0)),
         (#"[1, 2]"#, nil),
         (#""text""#, nil),
     ])

@@ -159,3 +159,31 @@ struct TrackListTests {
         #expect(entries.map(\.kind) == [.video, .audio, .audio])
     }
 }
+
+/// mpv's playlist properties, read from the playlist's view; playlist-pos set.
+struct PlaylistPropertyTests {
+    @Test func entriesWithTheirIdsTheOnePlayingMarkedAndItsIndex() {
+        var snapshot = PlayerPropertiesTests.snapshot
+        snapshot.playlist = PlaylistView(entries: [PlaylistView.Entry(url: "/a.mp4", id: 1), PlaylistView.Entry(url: "http://h/b.mkv", id: 4)],
+                                         playing: 1)
+        #expect(PlayerProperties.value(of: "playlist", in: snapshot) == .success(.array([
+            .object(["filename": .string("/a.mp4"), "id": .number(1)]),
+            .object(["filename": .string("http://h/b.mkv"), "id": .number(4), "current": .bool(true), "playing": .bool(true)]),
+        ])))
+        #expect(PlayerProperties.value(of: "playlist-pos", in: snapshot) == .success(.number(1)))
+        #expect(PlayerProperties.value(of: "playlist-playing-pos", in: snapshot) == .success(.number(1)))
+        #expect(PlayerProperties.value(of: "playlist-count", in: snapshot) == .success(.number(2)))
+        snapshot.playlist.playing = nil
+        #expect(PlayerProperties.value(of: "playlist-pos", in: snapshot) == .success(.number(-1)))
+    }
+
+    @Test("Setting playlist-pos", arguments: [
+        (JSONValue.number(2), Result<PropertyChange, IPCError>.success(.playlistPosition(2))),
+        (.string("0"), .success(.playlistPosition(0))),
+        (.number(1.5), .failure(.unsupportedFormat)),
+        (.string("next"), .failure(.unsupportedFormat)),
+    ])
+    func sets(value: JSONValue, change: Result<PropertyChange, IPCError>) {
+        #expect(PlayerProperties.change(setting: "playlist-pos", to: value) == change)
+    }
+}

@@ -108,6 +108,28 @@ extension Playback {
             #expect(turned.wait(timeout: 10) == 0)
         }
 
+        @Test("Two files in one window: the title follows the file; > goes to the next, < back, Enter on, and at the last Enter does nothing (mpv's weak playlist-next)")
+        func playlistKeysAndTitle() throws {
+            let clips = try ["first", "second"].map { name in
+                try Fixtures.clip("\(name).mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=20",
+                                                  "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+            }
+            let player = try BackgroundProcess([Command.hplayer] + clips + ["--no-status", "--ao", "null"])
+            let first = try Desktop.window(titled: "first.mp4")
+            try Desktop.press("greater", in: first)
+            let second = try Desktop.window(titled: "second.mp4")
+            #expect(second.id == first.id, "one window for both files")
+            try Desktop.press("less", in: second)
+            _ = try Desktop.window(titled: "first.mp4")
+            try Desktop.press("Return", in: first)
+            _ = try Desktop.window(titled: "second.mp4")
+            try Desktop.press("Return", in: second)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.5)
+            #expect(player.isRunning, "Enter at the last file ended playback")
+            try Desktop.press("q", in: second)
+            #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+        }
+
         @Test("Keys in the window pause, seek, toggle the loop and quit", .realTime)
         func keys() async throws {
             // Long enough that a seek 5 s forward from wherever the pause left it stays inside.

@@ -62,6 +62,12 @@ extension Playback {
             [.string("seek"), .number(-1)],
             [.string("seek"), .number(50), .string("absolute-percent+keyframes")],
             [.string("seek"), .string("here")],
+            [.string("playlist-prev")],
+            [.string("playlist-next")],
+            [.string("playlist-move"), .number(0), .number(0)],
+            [.string("playlist-remove"), .number(5)],
+            [.string("playlist-clear")],
+            [.string("loadlist"), .string("/nonexistent/list.m3u")],
             [.string("no_such_command")],
             [],
         ]

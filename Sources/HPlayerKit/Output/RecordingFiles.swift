@@ -6,9 +6,10 @@ final class OutputFile: @unchecked Sendable {
     private var handle: UnsafeMutablePointer<FILE>?
     let path: String
 
-    init(path: String) throws(MediaError) {
+    /// Creates the file, or empties it; `appending`, goes on after what it holds.
+    init(path: String, appending: Bool = false) throws(MediaError) {
         self.path = path
-        guard let handle = fopen(path, "wb") else {
+        guard let handle = fopen(path, appending ? "ab" : "wb") else {
             throw MediaError(input: path, reason: String(cString: strerror(errno)))
         }
         self.handle = handle

@@ -11,10 +11,13 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
     private var log: OutputFile?
     private var subtitleLog: OutputFile?
     private let md5 = FrameMD5()
+    private let appends: Bool
 
-    public init(directory: String, paced: Bool = true) {
+    /// `appends`: the logs go on after what they hold (a playlist's later files), rather than anew.
+    public init(directory: String, paced: Bool = true, appends: Bool = false) {
         self.directory = directory
         self.paced = paced
+        self.appends = appends
     }
 
     /// Any: frames are logged in the format the decoder gave them.
@@ -22,8 +25,8 @@ public final class RecordingVideoOutput: VideoOutput, @unchecked Sendable {
 
     public func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try makeDirectory(directory)
-        let log = try OutputFile(path: directory + "/video.tsv")
-        let subtitleLog = try OutputFile(path: directory + "/subs.tsv")
+        let log = try OutputFile(path: directory + "/video.tsv", appending: appends)
+        let subtitleLog = try OutputFile(path: directory + "/subs.tsv", appending: appends)
         self.log = log
         self.subtitleLog = subtitleLog
         let subtitles = SubtitleLog(file: subtitleLog)
@@ -83,13 +86,17 @@ public final class RecordingAudioOutput: AudioOutput, @unchecked Sendable {
     private let channelCount: Int?
     private var loop: AudioClockLoop?
     private var wav: WAVWriter?
+    private let appends: Bool
     private var log: OutputFile?
 
     /// - Parameters:
     ///   - sampleRate: the rate to ask for, as a device would; nil takes the source's.
     ///   - channelCount: the channels to ask for; nil takes the source's.
+    ///   - appends: the WAV and the log go on after what they hold (a playlist's later files),
+    ///     rather than anew; a WAV of another format is started anew.
     public init(directory: String, sampleFormat: AudioFormat.SampleFormat = .float32, sampleRate: Int? = nil,
-                channelCount: Int? = nil, paced: Bool = true) {
+                channelCount: Int? = nil, paced: Bool = true, appends: Bool = false) {
+        self.appends = appends
         self.directory = directory
         self.sampleFormat = sampleFormat
         self.sampleRate = sampleRate
@@ -101,8 +108,8 @@ public final class RecordingAudioOutput: AudioOutput, @unchecked Sendable {
         try makeDirectory(directory)
         let format = AudioFormat(sampleFormat: sampleFormat, sampleRate: sampleRate ?? source.sampleRate,
                                  channelCount: channelCount ?? source.channelCount)
-        let wav = try WAVWriter(path: directory + "/audio.wav", format: format)
-        let log = try OutputFile(path: directory + "/audio.tsv")
+        let wav = try WAVWriter(path: directory + "/audio.wav", format: format, appending: appends)
+        let log = try OutputFile(path: directory + "/audio.tsv", appending: appends)
         self.wav = wav
         self.log = log
         let samplesPerCallback = AudioClockLoop.defaultSamplesPerCallback

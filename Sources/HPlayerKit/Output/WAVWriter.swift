@@ -1,13 +1,32 @@
+import Glibc
+
 /// A WAV file of interleaved PCM (16-bit integer or 32-bit float); sizes are filled in on close.
 final class WAVWriter: @unchecked Sendable {
     private let file: OutputFile
     private let format: AudioFormat
     private var dataBytes = 0
+    private static let headerSize = 44
 
-    init(path: String, format: AudioFormat) throws(MediaError) {
-        file = try OutputFile(path: path)
+    /// Creates the file; `appending`, goes on after the samples a WAV of this format holds there
+    /// already (one of another format, or none, is started anew).
+    init(path: String, format: AudioFormat, appending: Bool = false) throws(MediaError) {
         self.format = format
-        file.write(at: 0, header(dataBytes: 0))
+        let held = appending ? Self.dataBytes(inFileAt: path, format: format) : nil
+        file = try OutputFile(path: path, appending: held != nil)
+        dataBytes = held ?? 0
+        if held == nil { file.write(at: 0, header(dataBytes: 0)) }
+    }
+
+    /// The sample bytes of the WAV at `path` when it was written by this writer in `format`.
+    private static func dataBytes(inFileAt path: String, format: AudioFormat) -> Int? {
+        guard let handle = fopen(path, "rb") else { return nil }
+        defer { fclose(handle) }
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        guard fread(&bytes, 1, headerSize, handle) == headerSize else { return nil }
+        let expected = WAVWriter.header(format: format, dataBytes: 0)
+        // The same header but for the two sizes (bytes 4...7 and 40...43).
+        guard bytes[8..<40] == expected[8..<40], bytes[0..<4] == expected[0..<4] else { return nil }
+        return bytes[40..<44].reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 
     func append(_ samples: UnsafeRawBufferPointer) {
@@ -20,7 +39,9 @@ final class WAVWriter: @unchecked Sendable {
         file.close()
     }
 
-    private func header(dataBytes: Int) -> [UInt8] {
+    private func header(dataBytes: Int) -> [UInt8] { Self.header(format: format, dataBytes: dataBytes) }
+
+    private static func header(format: AudioFormat, dataBytes: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         func append32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }
         func append16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }

@@ -22,6 +22,23 @@ public enum WholeFile {
         }
     }
 
+    /// The bytes of the file at `path`, at most `limit` of them (more is an error).
+    public static func read(_ path: String, limit: Int) throws(MediaError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw lastError(path) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw lastError(path) }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+            guard bytes.count <= limit else { throw MediaError(input: path, reason: "larger than \(limit) bytes") }
+        }
+    }
+
     /// Writes `bytes` to the first of `paths` no file has yet; returns it.
     static func create(_ bytes: [UInt8], atFirstFreeOf paths: some Sequence<String>) throws(MediaError) -> String {
         var lastTaken = ""

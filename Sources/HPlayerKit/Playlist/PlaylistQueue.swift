@@ -1,0 +1,192 @@
+/// mpv's playlist as a value: the entries in order, the one playing, and where playback goes
+/// when it ends or is sent elsewhere. Pure: the front end applies what it decides (stopping the
+/// file playing, starting the next), and tests go through it by table.
+///
+/// Each file started is a *turn*: a stop asked for while turn T plays stops turn T and no later
+/// one, so a request racing the start of the next file never stops that file by mistake.
+public struct PlaylistQueue: Equatable, Sendable {
+    public struct Entry: Equatable, Sendable {
+        /// mpv's playlist entry id: given once, never reused.
+        public let id: Int
+        public let url: String
+    }
+
+    /// How many times the whole list plays (mpv's --loop-playlist): nil forever.
+    public enum Passes: Equatable, Sendable {
+        case count(Int)
+        case forever
+    }
+
+    public private(set) var entries: [Entry] = []
+    /// The entry playing, or the last one that did; nil before the first.
+    public private(set) var playing: Int?
+    /// The turn of the file playing (0 before the first).
+    public private(set) var turn = 0
+    /// Where playback goes when the file playing stops, when a command said so; `entries.count`
+    /// stops playback.
+    private var pending: Int?
+    private var passesLeft: Passes
+    private var lastID = 0
+    private var hasStarted = false
+
+    public init(_ urls: [String] = [], passes: Passes = .count(1), start: Int = 0) {
+        passesLeft = passes
+        for url in urls { append(url) }
+        if start > 0, start < entries.count { pending = start }
+    }
+
+    // MARK: Playing
+
+    /// The entry to play now that the one playing ended or stopped, as the next turn; nil when
+    /// playback is over.
+    public mutating func advance() -> Entry? {
+        var next: Int
+        if let pending {
+            next = pending
+            self.pending = nil
+        } else if !hasStarted {
+            next = 0
+        } else {
+            next = (playing ?? -1) + 1
+            if next >= entries.count {
+                switch passesLeft {
+                case .forever: next = 0
+                case .count(let left) where left > 1:
+                    passesLeft = .count(left - 1)
+                    next = 0
+                case .count: next = entries.count
+                }
+            }
+        }
+        hasStarted = true
+        guard next < entries.count else {
+            playing = nil
+            return nil
+        }
+        playing = next
+        turn += 1
+        return entries[next]
+    }
+
+    // MARK: Commands
+    // Those that send playback elsewhere return true when the file playing (turn `turn`) is to
+    // stop for it; the front end stops it, and `advance` then goes where they said.
+
+    /// mpv's playlist-next: the entry after the one playing (the first again when the list
+    /// loops). At the end, `force` stops playback; otherwise nothing happens (false).
+    public mutating func next(force: Bool) -> Bool {
+        guard let target = step(by: 1, consumingAPass: true) else {
+            guard force else { return false }
+            pending = entries.count
+            return true
+        }
+        pending = target
+        return true
+    }
+
+    /// mpv's playlist-prev: the entry before the one playing (the last when the list loops).
+    public mutating func previous(force: Bool) -> Bool {
+        guard let target = step(by: -1, consumingAPass: false) else {
+            guard force else { return false }
+            pending = entries.count
+            return true
+        }
+        pending = target
+        return true
+    }
+
+    /// mpv's playlist-pos set: play entry `index`; an index of no entry (-1, say) stops
+    /// playback, as mpv's.
+    public mutating func play(at index: Int) {
+        pending = entries.indices.contains(index) ? index : entries.count
+    }
+
+    /// Adds `url` at the end; its id.
+    @discardableResult
+    public mutating func append(_ url: String) -> Int {
+        lastID += 1
+        entries.append(Entry(id: lastID, url: url))
+        return lastID
+    }
+
+    /// mpv's loadfile and loadlist `replace`: these entries only, played from the first; the
+    /// file playing stops. The first one's id.
+    public mutating func replace(with urls: [String]) -> Int? {
+        entries = []
+        playing = nil
+        pending = 0
+        hasStarted = true
+        for url in urls { append(url) }
+        return urls.isEmpty ? nil : lastID - urls.count + 1
+    }
+
+    /// mpv's playlist-clear: every entry but the one playing.
+    public mutating func clear() {
+        if let playing, entries.indices.contains(playing) {
+            entries = [entries[playing]]
+            self.playing = 0
+        } else {
+            entries = []
+            playing = nil
+        }
+        pending = nil
+    }
+
+    /// mpv's playlist-remove. Removing the entry playing stops it, and playback goes on with the
+    /// entry after it (true: stop the file playing).
+    public mutating func remove(at index: Int) -> (removed: Bool, stopsPlaying: Bool) {
+        guard entries.indices.contains(index) else { return (false, false) }
+        entries.remove(at: index)
+        pending = pending.map { $0 > index ? $0 - 1 : $0 }
+        guard let playing else { return (true, false) }
+        if index < playing {
+            self.playing = playing - 1
+            return (true, false)
+        }
+        guard index == playing else { return (true, false) }
+        // The entry after the removed one now has its index; playback goes on there.
+        pending = pending ?? index
+        self.playing = index > 0 ? index - 1 : nil
+        return (true, true)
+    }
+
+    /// mpv's playlist-move: the entry at `from` takes the place of the entry at `to` (which moves
+    /// after it); `to` may be the count, the end.
+    public mutating func move(from: Int, to: Int) -> Bool {
+        guard entries.indices.contains(from), (0...entries.count).contains(to) else { return false }
+        guard from != to, from + 1 != to else { return true }
+        let entry = entries.remove(at: from)
+        let target = to > from ? to - 1 : to
+        entries.insert(entry, at: target)
+        func moved(_ index: Int) -> Int {
+            if index == from { return target }
+            var index = index
+            if index > from { index -= 1 }
+            if index >= target { index += 1 }
+            return index
+        }
+        playing = playing.map(moved)
+        pending = pending.map { $0 == entries.count ? $0 : moved($0) }
+        return true
+    }
+
+    /// The list in another order (mpv's --shuffle, before playback starts).
+    public mutating func shuffle(using generator: inout some RandomNumberGenerator) {
+        entries.shuffle(using: &generator)
+    }
+
+    /// The index `offset` away from the entry playing; past an end, round to the other end
+    /// when the list plays again (forever, or with passes left if `consumingAPass`, which takes
+    /// one); nil otherwise.
+    private mutating func step(by offset: Int, consumingAPass: Bool) -> Int? {
+        guard !entries.isEmpty else { return nil }
+        let target = (playing ?? (offset > 0 ? -1 : entries.count)) + offset
+        if entries.indices.contains(target) { return target }
+        switch passesLeft {
+        case .forever: break
+        case .count(let left) where consumingAPass && left > 1: passesLeft = .count(left - 1)
+        case .count: return nil
+        }
+        return (target + entries.count) % entries.count
+    }
+}
