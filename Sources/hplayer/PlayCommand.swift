@@ -33,6 +33,11 @@ struct PlayCommand: AsyncParsableCommand {
     var loopPlaylist: PlaylistPasses?
     @Option(name: .customLong("playlist-start"), help: "Start with this entry of the playlist, numbered from 0.")
     var playlistStart: Int?
+    // Read by PlayConfig before the command line is parsed; declared here so that they are
+    // taken, and listed in the help.
+    @Flag(name: .customLong("no-config"), help: "Do not read $XDG_CONFIG_HOME/hplayer/hplayer.conf.") var noConfig = false
+    @Option(help: "Apply this profile (a [section] of the config files), or several, comma separated.") var profile: [String] = []
+    @Option(help: "Read this config file too, after hplayer.conf.") var include: [String] = []
 
     @Option(name: .customLong("vo"), help: "Video output: sdl (a window, the default), null, or record:DIR to log each presented frame to DIR/video.tsv.")
     var videoOutput: OutputChoice?

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Glibc
 import HPlayerKit
 import Logging
@@ -26,8 +27,12 @@ func writeStandardError(_ text: String) {
 
 FreeMemory.limitArenas()
 do {
-    // mpv's options that may go without their value: ArgumentParser's options always take one.
-    let arguments = CommandLine.arguments.dropFirst().map { $0 == "--loop-playlist" ? "--loop-playlist=inf" : $0 }
+    var arguments = CommandLine.arguments.dropFirst().map(PlayConfig.normalized)
+    // hplayer.conf is for playing: not for the other commands, nor for help.
+    let otherCommands: Set = ["probe", "bench", "snapshot", "cache", "abr-sim", "help"]
+    if !arguments.isEmpty, !otherCommands.contains(arguments[0]), !arguments.contains("--help"), !arguments.contains("-h") {
+        arguments = PlayConfig.apply(to: arguments, environment: ProcessInfo.processInfo.environment)
+    }
     var command = try HPlayerCommand.parseAsRoot(arguments)
     // Overload resolution picks ArgumentParser's synchronous run() here, so the async command
     // is called by its own name.

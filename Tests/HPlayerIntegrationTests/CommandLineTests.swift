@@ -36,6 +36,31 @@ extension Playback {
             if let reason { #expect(lines.first?.hasSuffix(reason) == true, "stderr: \(result.stderr)") }
         }
 
+        @Test("hplayer.conf applies (a start and exact seeks: the frames from 1 s), --profile applies a section over it, --no-config leaves it out, and an unknown option is one warning naming the file and the line")
+        func configFile() throws {
+            let clip = try Clips.audioVideo(seconds: 3)
+            let home = Fixtures.newFolder("config-home")
+            try FileManager.default.createDirectory(atPath: home + "/hplayer", withIntermediateDirectories: true)
+            let config = home + "/hplayer/hplayer.conf"
+            try "# playing from the first second\nstart=1\nexact-seek\nbogus-option=3\n[later]\nstart=2\n"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            func play(_ extra: [String]) throws -> (result: CommandResult, firstPts: Double?) {
+                let folder = Fixtures.newFolder("config-played")
+                let result = try Command.run(["env", "XDG_CONFIG_HOME=\(home)", Command.hplayer, clip, "--vo", "record:\(folder)",
+                                              "--ao", "null", "--no-status"] + extra, timeout: 60)
+                return (result, try recordedPts(folder).first)
+            }
+            let plain = try play([])
+            #expect(plain.result.status == 0 && plain.firstPts == 1, "\(plain.result.stderr)")
+            #expect(plain.result.stderr.split(separator: "\n") == ["hplayer: warning: \(config):4: Unknown option '--bogus-option'"])
+            let profiled = try play(["--profile=later"])
+            #expect(profiled.result.status == 0 && profiled.firstPts == 2, "\(profiled.result.stderr)")
+            let overridden = try play(["--profile=later", "--start", "0.4"])
+            #expect(overridden.firstPts == 0.4, "the command line comes last and wins")
+            let bare = try play(["--no-config"])
+            #expect(bare.result.status == 0 && bare.firstPts == 0 && bare.result.stderr.isEmpty, "\(bare.result.stderr)")
+        }
+
         @Test func aMissingFile() throws {
             expectMediaError(try hplayer("/nonexistent/clip.mp4"), input: "/nonexistent/clip.mp4", reason: "No such file or directory")
         }
