@@ -96,6 +96,14 @@ public final class IPCRemote: @unchecked Sendable {
     // MARK: Requests (the server's thread)
 
     private func handle(_ line: ArraySlice<UInt8>, from client: IPCClientID) -> [JSONValue] {
+        // A line that is not a JSON object is commands as text, as input.conf writes them: run,
+        // with no reply (as mpv's).
+        guard line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{") else {
+            for command in IPCCommandText.commands(String(decoding: line, as: UTF8.self)) ?? [] {
+                _ = execute(command, from: client)
+            }
+            return []
+        }
         switch IPCRequest.parse(line) {
         case .failure(let failure):
             return failure.requestID.map { [IPCMessage.reply($0, error: failure.error)] } ?? []
@@ -125,6 +133,27 @@ public final class IPCRemote: @unchecked Sendable {
             return .success(.object(["playlist_entry_id": .number(Double(firstID)), "num_entries": .number(Double(count))]))
         case .playlist(let request):
             return playlist.apply(request) ? .success(.some(.null)) : .failure(.commandFailed)
+        case .set(let name, let value):
+            guard let controller else { return .failure(.commandFailed) }
+            return set(name, to: value, on: controller)
+        case .add(let name, let amount), .multiply(let name, let amount):
+            guard let controller, case .success(let value) = PlayerProperties.value(of: name, in: snapshot(of: controller)),
+                  let number = value.number else { return .failure(.commandFailed) }
+            let isAdding = if case .add = command { true } else { false }
+            return set(name, to: .number(PlayerProperties.clamped(name, isAdding ? number + amount : number * amount)), on: controller)
+        case .cycle(let name, let up):
+            guard let controller else { return .failure(.commandFailed) }
+            switch name {
+            case "aid": controller.perform(.cycleAudioTrack)
+            case "sid": controller.perform(.cycleSubtitleTrack(forward: up))
+            case "loop-file": controller.perform(.toggleLoop)
+            default:
+                guard case .success(.bool(let on)) = PlayerProperties.value(of: name, in: snapshot(of: controller)) else {
+                    return .failure(.commandFailed)
+                }
+                return set(name, to: .bool(!on), on: controller)
+            }
+            return .success(.some(.null))
         case .quit(let code):
             onQuit(code)
             return .success(.none)
@@ -165,6 +194,16 @@ public final class IPCRemote: @unchecked Sendable {
             let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
             controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
             return .success(.some(.null))
+        }
+    }
+
+    /// mpv's `set` and the steps of `add`, `multiply` and `cycle`: set_property, answered as a command.
+    private func set(_ name: String, to value: JSONValue, on controller: PlayerControlling) -> Result<JSONValue??, IPCError> {
+        do throws(IPCError) {
+            try apply(try PlayerProperties.change(setting: name, to: value).get(), to: controller)
+            return .success(.some(.null))
+        } catch {
+            return .failure(.commandFailed)
         }
     }
 

@@ -52,6 +52,12 @@ public enum IPCCommand: Equatable, Sendable {
     /// `loadlist`: the entries of a playlist file, in place of the playlist or after it.
     case loadList(path: String, mode: LoadMode)
     case playlist(PlaylistRequest)
+    /// mpv's `set`, `add`, `multiply` and `cycle`: set_property as a command, and steps from the
+    /// value the property has.
+    case set(String, JSONValue)
+    case add(String, Double)
+    case multiply(String, Double)
+    case cycle(String, up: Bool)
 
     public enum LoadMode: String, Sendable {
         /// Stop what plays and play this.
@@ -96,7 +102,7 @@ public enum IPCCommand: Equatable, Sendable {
             // Flags combine with '+' ("absolute+exact"); a third argument is the older precision.
             let flags = (text(1).map { $0.split(separator: "+").map(String.init) } ?? [])
                 + (text(2).map { [$0] } ?? [])
-            for flag in flags where flag != "default-precise" {
+            for flag in flags where flag != "default-precise" && flag != "-" {
                 if let value = SeekReference(rawValue: flag) {
                     reference = value
                 } else if let value = SeekPrecision(rawValue: flag) {
@@ -153,6 +159,20 @@ public enum IPCCommand: Equatable, Sendable {
             guard arguments.count == 2, let from = number(0).flatMap(Int.init(exactly:)),
                   let to = number(1).flatMap(Int.init(exactly:)) else { return nil }
             self = .playlist(.move(from: from, to: to))
+        case "set":
+            guard arguments.count == 2, let property = text(0) else { return nil }
+            self = .set(property, arguments[1])
+        case "add", "multiply":
+            guard let property = text(0), arguments.count <= 2 else { return nil }
+            guard let amount = arguments.count == 2 ? number(1) : (name == "add" ? 1 : nil), amount.isFinite else { return nil }
+            self = name == "add" ? .add(property, amount) : .multiply(property, amount)
+        case "cycle":
+            guard let property = text(0), arguments.count <= 2 else { return nil }
+            switch arguments.count == 2 ? text(1) : "up" {
+            case "up": self = .cycle(property, up: true)
+            case "down": self = .cycle(property, up: false)
+            default: return nil
+            }
         default:
             return nil
         }

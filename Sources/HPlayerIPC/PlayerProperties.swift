@@ -262,6 +262,17 @@ public enum PlayerProperties {
         }
     }
 
+    /// A value `add` or `multiply` reached, kept in the property's range as mpv keeps it (volume
+    /// 0 to 100, speed within what the tempo stage takes, a position from 0).
+    public static func clamped(_ name: String, _ value: Double) -> Double {
+        switch name {
+        case "volume": return min(100, max(0, value))
+        case "speed": return min(PlaybackSpeed.range.upperBound, max(PlaybackSpeed.range.lowerBound, value))
+        case "time-pos", "ab-loop-a", "ab-loop-b": return max(0, value)
+        default: return value
+        }
+    }
+
     private static func flag(_ value: JSONValue) -> Bool? {
         switch value {
         case .bool(let on): return on

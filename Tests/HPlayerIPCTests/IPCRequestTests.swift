@@ -29,6 +29,12 @@ struct IPCRequestTests {
         (#"{"command": ["playlist-remove", "current"]}"#, .playlist(.remove(index: nil)), .number(0)),
         (#"{"command": ["playlist-remove", 2]}"#, .playlist(.remove(index: 2)), .number(0)),
         (#"{"command": ["playlist-move", "0", 3]}"#, .playlist(.move(from: 0, to: 3)), .number(0)),
+        (#"{"command": ["set", "pause", "yes"]}"#, .set("pause", .string("yes")), .number(0)),
+        (#"{"command": ["add", "volume", -10]}"#, .add("volume", -10), .number(0)),
+        (#"{"command": ["add", "volume"]}"#, .add("volume", 1), .number(0)),
+        (#"{"command": ["multiply", "speed", "2"]}"#, .multiply("speed", 2), .number(0)),
+        (#"{"command": ["cycle", "pause"]}"#, .cycle("pause", up: true), .number(0)),
+        (#"{"command": ["cycle", "sid", "down"]}"#, .cycle("sid", up: false), .number(0)),
     ])
     func parses(text: String, command: IPCCommand, requestID: JSONValue) throws {
         let request = try Self.parse(text).get()
@@ -50,6 +56,9 @@ struct IPCRequestTests {
         (#"{"command": ["playlist-remove"]}"#, .number(0)),
         (#"{"command": ["playlist-move", 1]}"#, .number(0)),
         (#"{"command": ["playlist-move", 1.5, 2]}"#, .number(0)),
+        (#"{"command": ["multiply", "volume"]}"#, .number(0)),
+        (#"{"command": ["cycle", "mute", "sideways"]}"#, .number(0)),
+        (#"{"command": ["set", "pause"]}"#, .number(0)),
         (#"[1, 2]"#, nil),
         (#""text""#, nil),
     ])

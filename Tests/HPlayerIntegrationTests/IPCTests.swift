@@ -62,6 +62,17 @@ extension Playback {
             [.string("seek"), .number(-1)],
             [.string("seek"), .number(50), .string("absolute-percent+keyframes")],
             [.string("seek"), .string("here")],
+            [.string("set"), .string("pause"), .string("yes")],
+            [.string("cycle"), .string("pause")],
+            [.string("add"), .string("volume"), .number(-10)],
+            [.string("add"), .string("volume")],
+            [.string("multiply"), .string("speed"), .number(2)],
+            [.string("set"), .string("speed"), .string("1")],
+            [.string("set"), .string("nosuch"), .string("1")],
+            [.string("set"), .string("volume"), .string("loud")],
+            [.string("cycle"), .string("nosuch")],
+            [.string("cycle"), .string("mute"), .string("sideways")],
+            [.string("multiply"), .string("volume")],
             [.string("playlist-prev")],
             [.string("playlist-next")],
             [.string("playlist-move"), .number(0), .number(0)],
@@ -169,6 +180,32 @@ extension Playback {
             #expect(player.client.request([.string("set_property"), .string("time-pos"), .number(6)])?["error"] == .string("success"))
             let position = player.client.request([.string("get_property"), .string("time-pos")])?["data"]
             if case .number(let seconds)? = position { #expect(seconds >= 5.9 && seconds < 7, "time-pos \(seconds)") } else { Issue.record("time-pos: \(String(describing: position))") }
+            #expect(player.client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(player.process.wait(timeout: 10) == 0)
+        }
+
+        @Test("Text commands on the socket, as input.conf writes them, are carried out with no reply: set, cycle, add, multiply, two in a line, seek",
+              .timeLimit(.minutes(1)))
+        func textCommands() throws {
+            let player = try hplayer(try Clips.audioVideo(seconds: 10))
+            #expect(player.client.waitUntilLoaded())
+            func read(_ name: String) -> JSONValue? { player.client.request([.string("get_property"), .string(name)])?["data"] }
+            // Sent as a line; whatever comes back within 0.2 s that is not an event is a reply, which mpv never sends.
+            func run(_ line: String) {
+                player.client.send(raw: line + "\n")
+                #expect(player.client.readUntil(timeout: 0.2) { $0["event"] == nil } == nil, "a reply to '\(line)'")
+            }
+            run("set pause yes")
+            #expect(read("pause") == .bool(true))
+            run("cycle mute ; add volume -10")
+            #expect(read("mute") == .bool(true))
+            #expect(read("volume") == .number(90))
+            run("multiply speed 2")
+            #expect(read("speed") == .number(2))
+            run("no-osd seek 6 absolute exact")
+            let position = read("time-pos")
+            if case .number(let seconds)? = position { #expect(abs(seconds - 6) < 0.05, "time-pos \(seconds)") } else { Issue.record("time-pos: \(String(describing: position))") }
+            run("nosuch command")
             #expect(player.client.request([.string("quit")])?["error"] == .string("success"))
             #expect(player.process.wait(timeout: 10) == 0)
         }
