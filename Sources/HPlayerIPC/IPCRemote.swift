@@ -4,11 +4,9 @@ import HPlayerKit
 /// mpv's JSON IPC over a player: carries out the requests that come through an `IPCServer` on
 /// the file playing now, and tells every client what happens to it.
 ///
-/// The program owns the playlist: it calls `begin` and `end` around each file, and the IPC's
-/// playlist commands go to its `IPCPlaylist`; a quit to `onQuit`.
+/// The program owns the playlist: it calls `begin` and `end` around each file. Commands go to
+/// its `CommandRunner`; observing properties is this one's, per client.
 public final class IPCRemote: @unchecked Sendable {
-    public typealias Quit = @Sendable (_ code: Int32) -> Void
-
     /// Observers belong to the client that asked, as mpv's: ids are the client's own, and a
     /// client's observers go with it.
     private struct ObserverKey: Hashable {
@@ -23,7 +21,6 @@ public final class IPCRemote: @unchecked Sendable {
     }
 
     private struct State {
-        var controller: PlayerControlling?
         var eventTask: Task<Void, Never>?
         var observers: [ObserverKey: Observer] = [:]
         var isClosed = false
@@ -33,14 +30,12 @@ public final class IPCRemote: @unchecked Sendable {
     private let state = Locked(State())
     private let wake = ConditionLock()
     private var observationThread: JoinableThread?
-    private let playlist: any IPCPlaylist
-    private let onQuit: Quit
+    private let runner: CommandRunner
     /// How often observed properties are compared with what was reported.
     private static let observationInterval = 0.05
 
-    public init(path: String, playlist: any IPCPlaylist, onQuit: @escaping Quit) throws(IPCServerError) {
-        self.playlist = playlist
-        self.onQuit = onQuit
+    public init(path: String, runner: CommandRunner) throws(IPCServerError) {
+        self.runner = runner
         server = try IPCServer(path: path, handler: { [weak self] client, line in self?.handle(line, from: client) ?? [] },
                                disconnected: { [weak self] client in self?.forget(client: client) })
         observationThread = JoinableThread(name: "ipc-observe") { [self] in observe() }
@@ -73,17 +68,13 @@ public final class IPCRemote: @unchecked Sendable {
                 }
             }
         }
-        state.withLock {
-            $0.controller = controller
-            $0.eventTask = task
-        }
+        state.withLock { $0.eventTask = task }
     }
 
     /// The file ended: `reason` is mpv's (eof, stop, quit, error); `error` says why for an error.
     /// Call it once the player is closed: its last events go out before `end-file`.
     public func end(entryID: Int, reason: String, error: String? = nil) async {
         let task = state.withLock { state -> Task<Void, Never>? in
-            state.controller = nil
             defer { state.eventTask = nil }
             return state.eventTask
         }
@@ -123,131 +114,16 @@ public final class IPCRemote: @unchecked Sendable {
 
     /// The reply's data: none (`.none`), null, or a value.
     private func execute(_ command: IPCCommand, from client: IPCClientID) -> Result<JSONValue??, IPCError> {
-        let controller = state.withLock { $0.controller }
         switch command {
-        case .loadFile(let url, let mode):
-            let entry = playlist.load(url, mode: mode)
-            return .success(.object(["playlist_entry_id": .number(Double(entry))]))
-        case .loadList(let path, let mode):
-            guard let (firstID, count) = playlist.loadList(path, mode: mode) else { return .failure(.commandFailed) }
-            return .success(.object(["playlist_entry_id": .number(Double(firstID)), "num_entries": .number(Double(count))]))
-        case .playlist(let request):
-            return playlist.apply(request) ? .success(.some(.null)) : .failure(.commandFailed)
-        case .set(let name, let value):
-            guard let controller else { return .failure(.commandFailed) }
-            return set(name, to: value, on: controller)
-        case .add(let name, let amount), .multiply(let name, let amount):
-            guard let controller, case .success(let value) = PlayerProperties.value(of: name, in: snapshot(of: controller)),
-                  let number = value.number else { return .failure(.commandFailed) }
-            let isAdding = if case .add = command { true } else { false }
-            return set(name, to: .number(PlayerProperties.clamped(name, isAdding ? number + amount : number * amount)), on: controller)
-        case .cycle(let name, let up):
-            guard let controller else { return .failure(.commandFailed) }
-            switch name {
-            case "aid": controller.perform(.cycleAudioTrack)
-            case "sid": controller.perform(.cycleSubtitleTrack(forward: up))
-            case "loop-file": controller.perform(.toggleLoop)
-            default:
-                guard case .success(.bool(let on)) = PlayerProperties.value(of: name, in: snapshot(of: controller)) else {
-                    return .failure(.commandFailed)
-                }
-                return set(name, to: .bool(!on), on: controller)
-            }
-            return .success(.some(.null))
-        case .quit(let code):
-            onQuit(code)
-            return .success(.none)
         case .observeProperty(let id, let name):
             state.withLock { $0.observers[ObserverKey(client: client, id: id)] = Observer(name: name) }
             return .success(.none)
         case .unobserveProperty(let id):
             let removed = state.withLock { $0.observers.removeValue(forKey: ObserverKey(client: client, id: id)) }
             return removed == nil ? .failure(.invalidParameter) : .success(.none)
-        case .getProperty(let name):
-            guard let controller else { return .failure(.propertyUnavailable) }
-            return PlayerProperties.value(of: name, in: snapshot(of: controller)).map { .some($0) }
-        case .setProperty(let name, let value):
-            guard let controller else { return .failure(.propertyUnavailable) }
-            return PlayerProperties.change(setting: name, to: value).flatMap { change in
-                do throws(IPCError) {
-                    try apply(change, to: controller)
-                    return .success(.none)
-                } catch {
-                    return .failure(error)
-                }
-            }
-        case .frameStep(let forward):
-            guard let controller else { return .failure(.commandFailed) }
-            controller.perform(.stepFrame(forward: forward))
-            return .success(.some(.null))
-        case .seek(let target, let reference, let precision):
-            guard let controller else { return .failure(.commandFailed) }
-            let status = controller.player.status
-            let position: Double
-            switch reference {
-            case .absolute: position = target
-            case .relative: position = controller.position + target
-            case .absolutePercent, .relativePercent:
-                guard let duration = status.duration else { return .failure(.commandFailed) }
-                position = (reference == .relativePercent ? controller.position : 0) + target / 100 * duration
-            }
-            let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
-            controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
-            return .success(.some(.null))
+        default:
+            return runner.run(command)
         }
-    }
-
-    /// mpv's `set` and the steps of `add`, `multiply` and `cycle`: set_property, answered as a command.
-    private func set(_ name: String, to value: JSONValue, on controller: PlayerControlling) -> Result<JSONValue??, IPCError> {
-        do throws(IPCError) {
-            try apply(try PlayerProperties.change(setting: name, to: value).get(), to: controller)
-            return .success(.some(.null))
-        } catch {
-            return .failure(.commandFailed)
-        }
-    }
-
-    private func apply(_ change: PropertyChange, to controller: PlayerControlling) throws(IPCError) {
-        switch change {
-        case .pause(let paused): if paused { controller.pause() } else { controller.play() }
-        case .position(let seconds): controller.seek(to: max(0, seconds), mode: nil)
-        case .volume(let level): controller.player.volume = level
-        case .mute(let muted): controller.player.isMuted = muted
-        case .loopFile(let looping): controller.player.isLooping = looping
-        case .abLoopA(let a): controller.player.abLoop.a = a
-        case .abLoopB(let b): controller.player.abLoop.b = b
-        case .speed(let factor): controller.player.speed = factor
-        case .streamRecord(""): controller.player.stopRecording()
-        case .streamRecord(let path):
-            // A path that cannot be recorded to fails the request, as mpv fails a property it cannot set.
-            do { try controller.player.startRecording(to: path) } catch { throw .accessDenied }
-        // A track the file lacks fails the request.
-        case .audioTrack(let number):
-            do { try controller.player.selectAudioTrack(number) } catch { throw .accessDenied }
-        case .subtitleTrack(let number):
-            do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
-        case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
-        case .playlistPosition(let index): _ = playlist.apply(.play(index: index))
-        }
-    }
-
-    private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
-        let player = controller.player
-        var snapshot = PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
-                                        isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
-                                        speed: player.speed)
-        snapshot.position = controller.position
-        snapshot.recordingPath = player.recordingPath ?? ""
-        let audio = player.mediaInfo?.streams(of: .audio) ?? []
-        let playing = player.playingStreams
-        snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
-        snapshot.subtitleTrack = player.subtitleTrack
-        snapshot.subtitlesVisible = player.subtitlesVisible
-        snapshot.playlist = playlist.view
-        snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
-                                                 subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
-                                                 variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)
-        return snapshot
     }
 
     // MARK: Observation (its own thread)
@@ -274,9 +150,9 @@ public final class IPCRemote: @unchecked Sendable {
     /// it was told last (and records it as told); nil when unchanged. An unavailable value comes
     /// without data, as mpv sends it.
     private func propertyChange(for key: ObserverKey) -> JSONValue? {
-        let (observer, controller) = state.withLock { ($0.observers[key], $0.controller) }
+        let observer = state.withLock { $0.observers[key] }
         guard let observer else { return nil }
-        let value = controller.map { PlayerProperties.value(of: observer.name, in: snapshot(of: $0)) } ?? .failure(.propertyUnavailable)
+        let value = runner.snapshot().map { PlayerProperties.value(of: observer.name, in: $0) } ?? .failure(.propertyUnavailable)
         let isNew = state.withLock { state -> Bool in
             guard state.observers[key] != nil, state.observers[key]?.reported != value else { return false }
             state.observers[key]?.reported = value

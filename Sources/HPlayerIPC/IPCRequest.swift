@@ -49,6 +49,10 @@ public enum IPCCommand: Equatable, Sendable {
     /// `frame-step` and `frame-back-step`: pause and show the next frame, or the one before.
     case frameStep(forward: Bool)
     case quit(code: Int32)
+    /// Quit, remembering the position for a later resume.
+    case quitWatchLater(code: Int32)
+    /// Write the frame on screen to a PNG.
+    case screenshot
     /// `loadlist`: the entries of a playlist file, in place of the playlist or after it.
     case loadList(path: String, mode: LoadMode)
     case playlist(PlaylistRequest)
@@ -128,9 +132,13 @@ public enum IPCCommand: Equatable, Sendable {
         case "frame-step", "frame-back-step":
             guard arguments.isEmpty else { return nil }
             self = .frameStep(forward: name == "frame-step")
-        case "quit":
+        case "quit", "quit-watch-later":
             guard let code = arguments.isEmpty ? 0 : number(0), let exitCode = Int32(exactly: code) else { return nil }
-            self = .quit(code: exitCode)
+            self = name == "quit" ? .quit(code: exitCode) : .quitWatchLater(code: exitCode)
+        case "screenshot":
+            // mpv's flags (subtitles, video, window, each-frame) all write the frame on screen here.
+            guard arguments.count <= 1 else { return nil }
+            self = .screenshot
         case "loadlist":
             guard let path = text(0), arguments.count <= 2 else { return nil }
             guard let mode = arguments.count > 1 ? text(1).flatMap(LoadMode.init) : .replace else { return nil }

@@ -32,6 +32,7 @@ public final class SDLWindow: @unchecked Sendable {
     static let longestRefreshWait = 0.01
 
     private let options: WindowOptions
+    private let onKey: @Sendable (Key) -> Void
     private let onCommand: @Sendable (InputCommand) -> Void
     private let status: @Sendable () -> PlayerStatus?
     private let mailbox: WindowMailbox
@@ -45,11 +46,13 @@ public final class SDLWindow: @unchecked Sendable {
 
     /// Starts the window thread and its SDL video; throws when there is no display.
     /// - Parameters:
-    ///   - onCommand: keys, clicks and the close button (on the window thread).
+    ///   - onKey: keys, as the bindings name them, for the program to bind (on the window thread).
+    ///   - onCommand: clicks and the close button (on the window thread).
     ///   - status: the player's state, for the on-screen display (on the window thread).
-    public init(options: WindowOptions, onCommand: @escaping @Sendable (InputCommand) -> Void,
+    public init(options: WindowOptions, onKey: @escaping @Sendable (Key) -> Void, onCommand: @escaping @Sendable (InputCommand) -> Void,
                 status: @escaping @Sendable () -> PlayerStatus?) throws(MediaError) {
         self.options = options
+        self.onKey = onKey
         self.onCommand = onCommand
         self.status = status
         let wakeEventType = self.wakeEventType
@@ -97,6 +100,7 @@ public final class SDLWindow: @unchecked Sendable {
     public func showNotice(_ text: String) { mailbox.post { $0.notices.append(text) } }
     /// The window's title from now on (each playlist entry's).
     public func setTitle(_ text: String) { mailbox.post { $0.title = text } }
+    public func toggleFullscreen() { mailbox.post { $0.togglesFullscreen.toggle() } }
 
     /// Closes the window and joins its thread.
     public func close() {
@@ -127,6 +131,7 @@ public final class SDLWindow: @unchecked Sendable {
             if requests.isClosing { break }
             let now = MonotonicClock.now()
             if let title = requests.title { screen.setTitle(title) }
+            if requests.togglesFullscreen { screen.toggleFullscreen() }
             if let video = requests.video { screen.show(video.format) }
             screen.setPlaying(requests.isRunning)
             for notice in requests.notices { screen.osd?.show(notice, at: now) }
@@ -185,8 +190,7 @@ public final class SDLWindow: @unchecked Sendable {
             onCommand(.quit)
         case SDL_KEYDOWN:
             screen.osd?.poke(at: now)
-            guard let key = Self.key(from: event.key.keysym), let command = KeyBindings.command(for: key) else { return }
-            if command == .toggleFullscreen { screen.toggleFullscreen() } else { onCommand(command) }
+            if let key = Self.key(from: event.key.keysym) { onKey(key) }
         case SDL_MOUSEMOTION:
             screen.osd?.poke(at: now)
             if screen.isDraggingOnBar, let fraction = screen.barFraction(x: Int(event.motion.x), y: nil) {

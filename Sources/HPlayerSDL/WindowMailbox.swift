@@ -10,6 +10,7 @@ final class WindowMailbox: @unchecked Sendable {
         var isRefreshRequested = false
         var notices: [String] = []
         var title: String?
+        var togglesFullscreen = false
         var isClosing = false
     }
 
@@ -44,6 +45,7 @@ final class WindowMailbox: @unchecked Sendable {
             let taken = requests
             requests.video = nil
             requests.title = nil
+            requests.togglesFullscreen = false
             requests.notices.removeAll(keepingCapacity: true)
             if let video = taken.video { renderer = video.renderer }
             return taken

@@ -38,6 +38,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-config"), help: "Do not read $XDG_CONFIG_HOME/hplayer/hplayer.conf.") var noConfig = false
     @Option(help: "Apply this profile (a [section] of the config files), or several, comma separated.") var profile: [String] = []
     @Option(help: "Read this config file too, after hplayer.conf.") var include: [String] = []
+    @Option(name: .customLong("input-conf"), help: "Key bindings in mpv's input.conf syntax (default: $XDG_CONFIG_HOME/hplayer/input.conf).")
+    var inputConf: String?
 
     @Option(name: .customLong("vo"), help: "Video output: sdl (a window, the default), null, or record:DIR to log each presented frame to DIR/video.tsv.")
     var videoOutput: OutputChoice?
@@ -93,6 +95,22 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
+    /// The key bindings of `--input-conf`, else of input.conf beside hplayer.conf (unless
+    /// `--no-config`); a line that cannot be taken is one warning, and the rest applies.
+    private func loadInputConf() -> InputConf {
+        let path = inputConf ?? (noConfig ? nil : PlayConfig.folder(environment: ProcessInfo.processInfo.environment).map { $0 + "/input.conf" })
+        guard let path, inputConf != nil || access(path, F_OK) == 0 else { return InputConf() }
+        let conf: InputConf
+        do {
+            conf = InputConf(parsing: String(decoding: try WholeFile.read(path, limit: 1 << 20), as: UTF8.self), file: path)
+        } catch {
+            StatusLine.notice("warning: \(error.input): \(error.reason)")
+            return InputConf()
+        }
+        for warning in conf.warnings { StatusLine.notice("warning: \(warning)") }
+        return conf
+    }
+
     /// The playlist the inputs make: expanded, shuffled, looped and started as the options say;
     /// an input that cannot be read is told, and the rest play.
     private func makePlaylistQueue() throws(CommandLineFailure) -> PlaylistQueue {
@@ -142,6 +160,8 @@ struct PlayCommand: AsyncParsableCommand {
                                                                    network: options.source.network))
         let playlist = Playlist(try makePlaylistQueue(), stop: session.stop(turn:))
         session.use(playlist)
+        let runner = CommandRunner(frontEnd: session)
+        let keys = KeyDispatch(bindings: loadInputConf().bindings, runner: runner, session: session)
         let commandLineEntries = playlist.count
 
         var audio = audioOutput ?? .sdl
@@ -156,7 +176,7 @@ struct PlayCommand: AsyncParsableCommand {
                                               geometry: geometry.flatMap(WindowGeometry.init), isBorderless: noBorder,
                                               isFullscreen: fullscreen)
             do {
-                window = try SDLWindow(options: windowOptions, onCommand: session.handle, status: session.status)
+                window = try SDLWindow(options: windowOptions, onKey: keys.press, onCommand: session.handle, status: session.status)
             } catch {
                 StatusLine.notice("no display (\(error.reason)): playing without picture")
             }
@@ -165,7 +185,7 @@ struct PlayCommand: AsyncParsableCommand {
         var remote: IPCRemote?
         if let ipcServer {
             do {
-                remote = try IPCRemote(path: ipcServer, playlist: playlist, onQuit: session.quit)
+                remote = try IPCRemote(path: ipcServer, runner: runner)
             } catch {
                 throw CommandLineFailure.usage(input: "--input-ipc-server", reason: "\(error.path): \(error.reason)")
             }
@@ -186,8 +206,8 @@ struct PlayCommand: AsyncParsableCommand {
         // A recording's named pipe whose reader has gone is a write error that stops the
         // recording, not a signal that ends the player.
         signal(SIGPIPE, SIG_IGN)
-        let keys = TerminalKeys { key in KeyBindings.command(for: key).map(session.handle) }
-        defer { keys?.stop() }
+        let terminalKeys = TerminalKeys(onKey: keys.press)
+        defer { terminalKeys?.stop() }
 
         var failure: MediaError?
         var results = PlaylistResults()
@@ -204,6 +224,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             let controller = PlayerController(player: player)
             session.attach(controller: controller, turn: turn, url: entry.url, window: window)
+            runner.attach(controller)
             remote?.begin(controller: controller, entryID: entry.id)
             // A path that cannot be recorded to is told, and playback goes on.
             if turn == 1, let recordFile {
@@ -215,6 +236,7 @@ struct PlayCommand: AsyncParsableCommand {
             results.note(entry.id, failed: failure != nil)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
             stats?.noteEnd(reason: reason)
+            runner.attach(nil)
             await remote?.end(entryID: entry.id, reason: reason, error: failure?.reason)
         }
         if let code = session.interruptedExitCode { throw ExitCode(code) }
@@ -274,159 +296,6 @@ struct PlayCommand: AsyncParsableCommand {
         FreeMemory.release()
         return failure
     }
-}
-
-/// How the files of a playlist fared, for the exit status: mpv's 2 when none played, 3 when
-/// some did not. One file that fails is an error of its own (exit 1).
-struct PlaylistResults {
-    private var played: Set<Int> = []
-    private var failed: Set<Int> = []
-
-    mutating func note(_ id: Int, failed: Bool) {
-        if failed { self.failed.insert(id) } else { played.insert(id) }
-    }
-
-    var isMany: Bool { played.union(failed).count > 1 }
-
-    var exitCode: Int32? {
-        guard isMany, !failed.isEmpty else { return nil }
-        return played.isEmpty ? 2 : 3
-    }
-}
-
-/// mpv's --loop-playlist: N, inf (or yes, or force), no.
-struct PlaylistPasses: ExpressibleByArgument {
-    let passes: PlaylistQueue.Passes
-
-    init?(argument: String) {
-        switch argument {
-        case "inf", "yes", "force": passes = .forever
-        case "no": passes = .count(1)
-        default:
-            guard let count = Int(argument), count >= 1 else { return nil }
-            passes = .count(count)
-        }
-    }
-}
-
-/// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
-/// and why it ended.
-final class PlaybackSession: Sendable {
-    let watchLater: WatchLater
-    private let savesPositionOnQuit: Bool
-    private let screenshots: ScreenshotTaker
-    private struct State {
-        var controller: PlayerControlling?
-        var url = ""
-        var window: SDLWindow?
-        var positionNotSaved: MediaError?
-        /// The exit code of the signal that ended playback.
-        var interruptedExitCode: Int32?
-        var quitCode: Int32?
-        var fileStopped = false
-        /// The playlist's turn playing (or about to), and the latest turn a playlist command
-        /// stopped: a turn up to that one is stopped, whether it plays already or not yet.
-        var turn = 0
-        var stoppedThrough = 0
-        var playlist: Playlist?
-    }
-
-    private let state = Locked(State())
-
-    init(watchLater: WatchLater, savesPositionOnQuit: Bool, screenshots: ScreenshotTaker) {
-        self.watchLater = watchLater
-        self.savesPositionOnQuit = savesPositionOnQuit
-        self.screenshots = screenshots
-    }
-
-    /// What the keys for the next and previous file act on.
-    func use(_ playlist: Playlist) {
-        state.withLock { $0.playlist = playlist }
-    }
-
-    /// The file of the playlist's turn `turn` is about to play; one stopped already is stopped at once.
-    func attach(controller: PlayerControlling, turn: Int, url: String, window: SDLWindow?) {
-        let isStopped = state.withLock {
-            $0.controller = controller
-            $0.turn = turn
-            $0.url = url
-            $0.window = window
-            $0.fileStopped = turn <= $0.stoppedThrough
-            return $0.fileStopped
-        }
-        if isStopped { controller.player.close() }
-    }
-
-    @Sendable func handle(_ command: InputCommand) {
-        let (controller, window) = state.withLock { ($0.controller, $0.window) }
-        switch command {
-        case .quitSavingPosition:
-            rememberPosition()
-            quit(0)
-        case .quit:
-            if savesPositionOnQuit { rememberPosition() }
-            quit(0)
-        case .screenshot:
-            let url = state.withLock { $0.url }
-            screenshots.take(url: url, mediaPts: controller?.player.presentedMediaPts) { notice in window?.showNotice(notice) }
-        case .toggleFullscreen:
-            break  // the window's own: it never sends it here
-        case .playlistNext, .playlistPrevious:
-            let playlist = state.withLock { $0.playlist }
-            let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
-            if !moved { window?.showNotice(command == .playlistNext ? "No next file" : "No previous file") }
-        case .player(let command):
-            if let notice = controller?.perform(command) { window?.showNotice(notice) }
-        }
-    }
-
-    /// Remembers where the file playing stands, for `--resume`; a failure is told at exit.
-    private func rememberPosition() {
-        let (controller, url) = state.withLock { ($0.controller, $0.url) }
-        guard let controller else { return }
-        do {
-            try watchLater.save(position: controller.player.status.position, for: url)
-        } catch {
-            state.withLock { $0.positionNotSaved = error }
-        }
-    }
-
-    @Sendable func status() -> PlayerStatus? {
-        state.withLock { $0.controller?.player.status }
-    }
-
-    /// Ends the file playing (its events end) and the playlist with it.
-    @Sendable func quit(_ code: Int32) {
-        let controller = state.withLock { state -> PlayerControlling? in
-            state.quitCode = state.quitCode ?? code
-            return state.controller
-        }
-        controller?.player.close()
-    }
-
-    /// A playlist command sent playback elsewhere while turn `turn` played: that file stops,
-    /// after the command's reply, as mpv's (its end-file follows the reply). Decided under the
-    /// lock, so a turn that the playlist loop starts at that moment is stopped by `attach` instead.
-    @Sendable func stop(turn: Int) {
-        let stopping = state.withLock { state -> PlayerControlling? in
-            state.stoppedThrough = max(state.stoppedThrough, turn)
-            guard state.turn <= turn, !state.fileStopped, let controller = state.controller else { return nil }
-            state.fileStopped = true
-            return controller
-        }
-        if let stopping { DispatchQueue.global().async { stopping.player.close() } }
-    }
-
-    func interrupt(exitCode: Int32) {
-        state.withLock { $0.interruptedExitCode = $0.interruptedExitCode ?? exitCode }
-        quit(exitCode)
-    }
-
-    var interruptedExitCode: Int32? { state.withLock { $0.interruptedExitCode } }
-    var isQuitting: Bool { state.withLock { $0.quitCode != nil } }
-    var quitCode: Int32? { state.withLock { $0.quitCode } }
-    var wasFileStopped: Bool { state.withLock { $0.fileStopped } }
-    var positionNotSaved: MediaError? { state.withLock { $0.positionNotSaved } }
 }
 
 extension SubtitleChoice: ExpressibleByArgument {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import HPlayerIPC
 import HPlayerKit
 import Logging
@@ -76,5 +77,38 @@ final class Playlist: IPCPlaylist {
 
     var view: PlaylistView {
         queue.withLock { PlaylistView(entries: $0.entries.map { PlaylistView.Entry(url: $0.url, id: $0.id) }, playing: $0.playing) }
+    }
+}
+
+/// How the files of a playlist fared, for the exit status: mpv's 2 when none played, 3 when
+/// some did not. One file that fails is an error of its own (exit 1).
+struct PlaylistResults {
+    private var played: Set<Int> = []
+    private var failed: Set<Int> = []
+
+    mutating func note(_ id: Int, failed: Bool) {
+        if failed { self.failed.insert(id) } else { played.insert(id) }
+    }
+
+    var isMany: Bool { played.union(failed).count > 1 }
+
+    var exitCode: Int32? {
+        guard isMany, !failed.isEmpty else { return nil }
+        return played.isEmpty ? 2 : 3
+    }
+}
+
+/// mpv's --loop-playlist: N, inf (or yes, or force), no.
+struct PlaylistPasses: ExpressibleByArgument {
+    let passes: PlaylistQueue.Passes
+
+    init?(argument: String) {
+        switch argument {
+        case "inf", "yes", "force": passes = .forever
+        case "no": passes = .count(1)
+        default:
+            guard let count = Int(argument), count >= 1 else { return nil }
+            passes = .count(count)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HPlayerIPC
 import HPlayerKit
 import HPlayerSDL
 import HPlayerTestSupport
@@ -128,6 +129,28 @@ extension Playback {
             #expect(player.isRunning, "Enter at the last file ended playback")
             try Desktop.press("q", in: second)
             #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+        }
+
+        @Test("input.conf binds keys in the window: its commands run (x cycles pause, as the IPC reads it), ignore unbinds a default key (space), an unbound key keeps mpv's default (p), and q quits with the code it gives")
+        func inputConfBindings() throws {
+            let folder = Fixtures.newFolder("input-conf")
+            try "x cycle pause\nSPACE ignore\nq quit 7\n".write(toFile: folder + "/input.conf", atomically: true, encoding: .utf8)
+            let socket = folder + "/hplayer.sock"
+            let player = try BackgroundProcess([Command.hplayer, try Clips.tone(seconds: 12), "--no-status", "--ao", "null",
+                                                "--input-conf", folder + "/input.conf", "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            #expect(client.waitUntilLoaded())
+            let window = try Desktop.window(titled: "tone-12.mp4")
+            func paused() -> JSONValue? { client.request([.string("get_property"), .string("pause")])?["data"] }
+            try Desktop.press("x", in: window)
+            #expect(eventually { paused() == .bool(true) })
+            try Desktop.press("space", in: window)
+            try Desktop.press("x", in: window)
+            #expect(eventually { paused() == .bool(false) }, "space, unbound, must not have paused it again")
+            try Desktop.press("p", in: window)
+            #expect(eventually { paused() == .bool(true) })
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 7, "\(player.stderr)")
         }
 
         @Test("Keys in the window pause, seek, toggle the loop and quit", .realTime)

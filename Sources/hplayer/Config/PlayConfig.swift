@@ -12,10 +12,10 @@ enum PlayConfig {
         var warnings: [String] = []
     }
 
-    /// `$XDG_CONFIG_HOME/hplayer/hplayer.conf`, else `~/.config/hplayer/hplayer.conf`.
-    static func defaultPath(environment: [String: String]) -> String? {
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty { return config + "/hplayer/hplayer.conf" }
-        return environment["HOME"].map { $0 + "/.config/hplayer/hplayer.conf" }
+    /// `$XDG_CONFIG_HOME/hplayer`, else `~/.config/hplayer`: where hplayer.conf and input.conf are.
+    static func folder(environment: [String: String]) -> String? {
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty { return config + "/hplayer" }
+        return environment["HOME"].map { $0 + "/.config/hplayer" }
     }
 
     /// The command line with the config's arguments put first: the default file's (unless
@@ -23,7 +23,9 @@ enum PlayConfig {
     static func apply(to arguments: [String], environment: [String: String]) -> [String] {
         let (command, rest) = arguments.first == "play" ? (["play"], Array(arguments.dropFirst())) : ([], arguments)
         var files: [String] = []
-        if !rest.contains("--no-config"), let path = defaultPath(environment: environment), access(path, F_OK) == 0 { files.append(path) }
+        if !rest.contains("--no-config"), let folder = folder(environment: environment), access(folder + "/hplayer.conf", F_OK) == 0 {
+            files.append(folder + "/hplayer.conf")
+        }
         files += values(of: "--include", in: rest)
         var config = ConfigFile()
         var warnings: [String] = []

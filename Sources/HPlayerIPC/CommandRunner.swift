@@ -1,0 +1,169 @@
+import HPlayerKit
+
+/// Carries out mpv's commands on the file playing and on the front end (its playlist, its
+/// window, quitting): the IPC's requests and input.conf's bindings alike.
+///
+/// The program attaches each file's controller as it starts, and nil when it ends.
+public final class CommandRunner: Sendable {
+    private let current = Locked<PlayerControlling?>(nil)
+    private let frontEnd: any CommandFrontEnd
+
+    public init(frontEnd: any CommandFrontEnd) {
+        self.frontEnd = frontEnd
+    }
+
+    /// The file playing from now on; nil between files.
+    public func attach(_ controller: PlayerControlling?) {
+        current.withLock { $0 = controller }
+    }
+
+    /// Carries out `command`; the reply's data: none (`.none`), null, or a value. Observing
+    /// belongs to an IPC client, not here: `invalidParameter`.
+    public func run(_ command: IPCCommand) -> Result<JSONValue??, IPCError> {
+        let controller = current.withLock { $0 }
+        switch command {
+        case .loadFile(let url, let mode):
+            let entry = frontEnd.load(url, mode: mode)
+            return .success(.object(["playlist_entry_id": .number(Double(entry))]))
+        case .loadList(let path, let mode):
+            guard let (firstID, count) = frontEnd.loadList(path, mode: mode) else { return .failure(.commandFailed) }
+            return .success(.object(["playlist_entry_id": .number(Double(firstID)), "num_entries": .number(Double(count))]))
+        case .playlist(let request):
+            return frontEnd.apply(request) ? .success(.some(.null)) : .failure(.commandFailed)
+        case .set(let name, let value):
+            guard let controller else { return .failure(.commandFailed) }
+            return set(name, to: value, on: controller)
+        case .add(let name, let amount), .multiply(let name, let amount):
+            guard let controller, case .success(let value) = PlayerProperties.value(of: name, in: snapshot(of: controller)),
+                  let number = value.number else { return .failure(.commandFailed) }
+            let isAdding = if case .add = command { true } else { false }
+            return set(name, to: .number(PlayerProperties.clamped(name, isAdding ? number + amount : number * amount)), on: controller)
+        case .cycle("fullscreen", _):
+            return frontEnd.toggleFullscreen() ? .success(.some(.null)) : .failure(.commandFailed)
+        case .cycle(let name, let up):
+            guard let controller else { return .failure(.commandFailed) }
+            switch name {
+            case "aid": controller.perform(.cycleAudioTrack)
+            case "sid": controller.perform(.cycleSubtitleTrack(forward: up))
+            case "loop-file": controller.perform(.toggleLoop)
+            default:
+                guard case .success(.bool(let on)) = PlayerProperties.value(of: name, in: snapshot(of: controller)) else {
+                    return .failure(.commandFailed)
+                }
+                return set(name, to: .bool(!on), on: controller)
+            }
+            return .success(.some(.null))
+        case .quit(let code):
+            frontEnd.quit(code: code, savingPosition: false)
+            return .success(.none)
+        case .quitWatchLater(let code):
+            frontEnd.quit(code: code, savingPosition: true)
+            return .success(.none)
+        case .screenshot:
+            return frontEnd.screenshot() ? .success(.some(.null)) : .failure(.commandFailed)
+        case .observeProperty, .unobserveProperty:
+            return .failure(.invalidParameter)
+        case .getProperty(let name):
+            guard let controller else { return .failure(.propertyUnavailable) }
+            return PlayerProperties.value(of: name, in: snapshot(of: controller)).map { .some($0) }
+        case .setProperty(let name, let value):
+            guard let controller else { return .failure(.propertyUnavailable) }
+            return PlayerProperties.change(setting: name, to: value).flatMap { change in
+                do throws(IPCError) {
+                    try apply(change, to: controller)
+                    return .success(.none)
+                } catch {
+                    return .failure(error)
+                }
+            }
+        case .frameStep(let forward):
+            guard let controller else { return .failure(.commandFailed) }
+            controller.perform(.stepFrame(forward: forward))
+            return .success(.some(.null))
+        case .seek(let target, let reference, let precision):
+            guard let controller else { return .failure(.commandFailed) }
+            let status = controller.player.status
+            let position: Double
+            switch reference {
+            case .absolute: position = target
+            case .relative: position = controller.position + target
+            case .absolutePercent, .relativePercent:
+                guard let duration = status.duration else { return .failure(.commandFailed) }
+                position = (reference == .relativePercent ? controller.position : 0) + target / 100 * duration
+            }
+            let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
+            controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
+            return .success(.some(.null))
+        }
+    }
+
+    /// mpv's `set` and the steps of `add`, `multiply` and `cycle`: set_property, answered as a command.
+    private func set(_ name: String, to value: JSONValue, on controller: PlayerControlling) -> Result<JSONValue??, IPCError> {
+        do throws(IPCError) {
+            try apply(try PlayerProperties.change(setting: name, to: value).get(), to: controller)
+            return .success(.some(.null))
+        } catch {
+            return .failure(.commandFailed)
+        }
+    }
+
+    private func apply(_ change: PropertyChange, to controller: PlayerControlling) throws(IPCError) {
+        switch change {
+        case .pause(let paused): if paused { controller.pause() } else { controller.play() }
+        case .position(let seconds): controller.seek(to: max(0, seconds), mode: nil)
+        case .volume(let level): controller.player.volume = level
+        case .mute(let muted): controller.player.isMuted = muted
+        case .loopFile(let looping): controller.player.isLooping = looping
+        case .abLoopA(let a): controller.player.abLoop.a = a
+        case .abLoopB(let b): controller.player.abLoop.b = b
+        case .speed(let factor): controller.player.speed = factor
+        case .streamRecord(""): controller.player.stopRecording()
+        case .streamRecord(let path):
+            // A path that cannot be recorded to fails the request, as mpv fails a property it cannot set.
+            do { try controller.player.startRecording(to: path) } catch { throw .accessDenied }
+        // A track the file lacks fails the request.
+        case .audioTrack(let number):
+            do { try controller.player.selectAudioTrack(number) } catch { throw .accessDenied }
+        case .subtitleTrack(let number):
+            do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
+        case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
+        case .playlistPosition(let index): _ = frontEnd.apply(.play(index: index))
+        }
+    }
+
+    /// What mpv's properties read of the file playing; nil between files.
+    public func snapshot() -> PropertySnapshot? {
+        current.withLock { $0 }.map(snapshot(of:))
+    }
+
+    private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
+        let player = controller.player
+        var snapshot = PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
+                                        isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
+                                        speed: player.speed)
+        snapshot.position = controller.position
+        snapshot.recordingPath = player.recordingPath ?? ""
+        let audio = player.mediaInfo?.streams(of: .audio) ?? []
+        let playing = player.playingStreams
+        snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
+        snapshot.subtitleTrack = player.subtitleTrack
+        snapshot.subtitlesVisible = player.subtitlesVisible
+        snapshot.playlist = frontEnd.view
+        snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
+                                                 subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
+                                                 variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)
+        return snapshot
+    }
+}
+
+/// What commands ask of the program around the player: its playlist, quitting, a screenshot,
+/// the window.
+public protocol CommandFrontEnd: IPCPlaylist {
+    /// Ends playback with this exit code; `savingPosition`, remembering where the file stands
+    /// (mpv's quit-watch-later).
+    func quit(code: Int32, savingPosition: Bool)
+    /// Writes the frame on screen to a PNG; false when there is none.
+    func screenshot() -> Bool
+    /// false without a window.
+    func toggleFullscreen() -> Bool
+}

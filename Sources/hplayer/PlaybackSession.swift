@@ -1,0 +1,155 @@
+import Dispatch
+import HPlayerIPC
+import HPlayerKit
+import HPlayerSDL
+
+/// What keys, clicks, signals and the IPC act on: the file playing now (the window is made first),
+/// and why it ended.
+final class PlaybackSession: Sendable {
+    let watchLater: WatchLater
+    private let savesPositionOnQuit: Bool
+    private let screenshots: ScreenshotTaker
+    private struct State {
+        var controller: PlayerControlling?
+        var url = ""
+        var window: SDLWindow?
+        var positionNotSaved: MediaError?
+        /// The exit code of the signal that ended playback.
+        var interruptedExitCode: Int32?
+        var quitCode: Int32?
+        var fileStopped = false
+        /// The playlist's turn playing (or about to), and the latest turn a playlist command
+        /// stopped: a turn up to that one is stopped, whether it plays already or not yet.
+        var turn = 0
+        var stoppedThrough = 0
+        var playlist: Playlist?
+    }
+
+    private let state = Locked(State())
+
+    init(watchLater: WatchLater, savesPositionOnQuit: Bool, screenshots: ScreenshotTaker) {
+        self.watchLater = watchLater
+        self.savesPositionOnQuit = savesPositionOnQuit
+        self.screenshots = screenshots
+    }
+
+    /// What the keys for the next and previous file act on.
+    func use(_ playlist: Playlist) {
+        state.withLock { $0.playlist = playlist }
+    }
+
+    /// The file of the playlist's turn `turn` is about to play; one stopped already is stopped at once.
+    func attach(controller: PlayerControlling, turn: Int, url: String, window: SDLWindow?) {
+        let isStopped = state.withLock {
+            $0.controller = controller
+            $0.turn = turn
+            $0.url = url
+            $0.window = window
+            $0.fileStopped = turn <= $0.stoppedThrough
+            return $0.fileStopped
+        }
+        if isStopped { controller.player.close() }
+    }
+
+    @Sendable func handle(_ command: InputCommand) {
+        let (controller, window) = state.withLock { ($0.controller, $0.window) }
+        switch command {
+        case .quitSavingPosition:
+            rememberPosition()
+            quit(0)
+        case .quit:
+            if savesPositionOnQuit { rememberPosition() }
+            quit(0)
+        case .screenshot:
+            _ = screenshot()
+        case .toggleFullscreen:
+            _ = toggleFullscreen()
+        case .playlistNext, .playlistPrevious:
+            let playlist = state.withLock { $0.playlist }
+            let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
+            if !moved { window?.showNotice(command == .playlistNext ? "No next file" : "No previous file") }
+        case .player(let command):
+            if let notice = controller?.perform(command) { window?.showNotice(notice) }
+        }
+    }
+
+    /// Remembers where the file playing stands, for `--resume`; a failure is told at exit.
+    private func rememberPosition() {
+        let (controller, url) = state.withLock { ($0.controller, $0.url) }
+        guard let controller else { return }
+        do {
+            try watchLater.save(position: controller.player.status.position, for: url)
+        } catch {
+            state.withLock { $0.positionNotSaved = error }
+        }
+    }
+
+    @Sendable func status() -> PlayerStatus? {
+        state.withLock { $0.controller?.player.status }
+    }
+
+    /// Ends the file playing (its events end) and the playlist with it.
+    @Sendable func quit(_ code: Int32) {
+        let controller = state.withLock { state -> PlayerControlling? in
+            state.quitCode = state.quitCode ?? code
+            return state.controller
+        }
+        controller?.player.close()
+    }
+
+    /// A playlist command sent playback elsewhere while turn `turn` played: that file stops,
+    /// after the command's reply, as mpv's (its end-file follows the reply). Decided under the
+    /// lock, so a turn that the playlist loop starts at that moment is stopped by `attach` instead.
+    @Sendable func stop(turn: Int) {
+        let stopping = state.withLock { state -> PlayerControlling? in
+            state.stoppedThrough = max(state.stoppedThrough, turn)
+            guard state.turn <= turn, !state.fileStopped, let controller = state.controller else { return nil }
+            state.fileStopped = true
+            return controller
+        }
+        if let stopping { DispatchQueue.global().async { stopping.player.close() } }
+    }
+
+    func interrupt(exitCode: Int32) {
+        state.withLock { $0.interruptedExitCode = $0.interruptedExitCode ?? exitCode }
+        quit(exitCode)
+    }
+
+    var interruptedExitCode: Int32? { state.withLock { $0.interruptedExitCode } }
+    var isQuitting: Bool { state.withLock { $0.quitCode != nil } }
+    var quitCode: Int32? { state.withLock { $0.quitCode } }
+    var wasFileStopped: Bool { state.withLock { $0.fileStopped } }
+    var positionNotSaved: MediaError? { state.withLock { $0.positionNotSaved } }
+}
+
+/// What the IPC and input.conf's commands ask of the program: the playlist's, and the
+/// session's own.
+extension PlaybackSession: CommandFrontEnd {
+    private var playlist: Playlist? { state.withLock { $0.playlist } }
+
+    func load(_ url: String, mode: IPCCommand.LoadMode) -> Int { playlist?.load(url, mode: mode) ?? 0 }
+
+    func loadList(_ path: String, mode: IPCCommand.LoadMode) -> (firstID: Int, count: Int)? { playlist?.loadList(path, mode: mode) }
+
+    func apply(_ request: PlaylistRequest) -> Bool { playlist?.apply(request) ?? false }
+
+    var view: PlaylistView { playlist?.view ?? PlaylistView() }
+
+    func quit(code: Int32, savingPosition: Bool) {
+        if savingPosition { rememberPosition() }
+        quit(code)
+    }
+
+    func screenshot() -> Bool {
+        let (controller, window, url) = state.withLock { ($0.controller, $0.window, $0.url) }
+        guard let controller else { return false }
+        screenshots.take(url: url, mediaPts: controller.player.presentedMediaPts) { notice in window?.showNotice(notice) }
+        return true
+    }
+
+    func toggleFullscreen() -> Bool {
+        guard let window = state.withLock({ $0.window }) else { return false }
+        window.toggleFullscreen()
+        return true
+    }
+}
