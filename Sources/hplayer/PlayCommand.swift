@@ -112,16 +112,18 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     /// The playlist the inputs make: expanded, shuffled, looped and started as the options say;
-    /// an input that cannot be read is told, and the rest play.
-    private func makePlaylistQueue() throws(CommandLineFailure) -> PlaylistQueue {
+    /// an input that cannot be read is told, and the rest play. With nothing to play, the one
+    /// problem is the error (or mpv's 2 after a line for each of several).
+    private func makePlaylistQueue() throws -> PlaylistQueue {
         var (urls, problems) = PlaylistExpansion.expand(inputs)
         if let playlistFile {
             do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile) } catch { problems.append(error) }
         }
-        for problem in problems { StatusLine.notice("error: \(problem.input): \(problem.reason)") }
-        guard !urls.isEmpty else {
+        if urls.isEmpty, problems.count <= 1 {
             throw CommandLineFailure.media(problems.first ?? MediaError(input: playlistFile ?? inputs.joined(separator: " "), reason: "no file to play"))
         }
+        for problem in problems { StatusLine.notice("error: \(problem.input): \(problem.reason)") }
+        guard !urls.isEmpty else { throw ExitCode(2) }
         var queue = PlaylistQueue(urls, passes: loopPlaylist?.passes ?? .count(1), start: playlistStart ?? 0)
         if shuffle {
             var generator = SystemRandomNumberGenerator()
