@@ -7,6 +7,7 @@ struct HPlayerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hplayer",
         abstract: "A media player engine and player for Linux.",
+        version: "hplayer 0.1 (FFmpeg \(MediaLibraries.ffmpegVersion))",
         subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self, SnapshotCommand.self, CacheCommand.self, ABRSimCommand.self],
         defaultSubcommand: PlayCommand.self
     )

@@ -64,6 +64,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("exact-seek"), help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
     @Flag(help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
+    @Option(help: "The volume to start at, 0 to 100 (the default).") var volume: Int?
+    @Flag(help: "Start muted.") var mute = false
     @Option(name: .customLong("screenshot-dir"), help: "Where s writes its PNGs (the current folder when not given).") var screenshotDirectory = ""
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
     @Option(help: "Window size and place, as mpv: WxH, +X+Y or WxH+X+Y.") var geometry: String?
@@ -85,6 +87,9 @@ struct PlayCommand: AsyncParsableCommand {
     private func checkUsage() throws(CommandLineFailure) {
         for (name, point) in [("--ab-loop-a", abLoopA), ("--ab-loop-b", abLoopB)] {
             if case .fraction = point { throw CommandLineFailure.usage(input: name, reason: "expected seconds or [[hh:]mm:]ss") }
+        }
+        if let volume, !(0...100).contains(volume) {
+            throw CommandLineFailure.usage(input: "--volume", reason: "expected 0 to 100, got \(volume)")
         }
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
@@ -213,6 +218,8 @@ struct PlayCommand: AsyncParsableCommand {
 
         var failure: MediaError?
         var results = PlaylistResults()
+        // What the person set goes on from file to file, as mpv's: the volume, muting, the speed.
+        var carried = (volume: volume ?? 100, isMuted: mute, speed: options.speed)
         while !session.isQuitting, let (entry, turn) = playlist.advance() {
             if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
             window?.setTitle(title ?? Self.displayName(of: entry.url))
@@ -220,6 +227,9 @@ struct PlayCommand: AsyncParsableCommand {
                                 audioOutput: audio.makeAudioOutput(paced: !untimed, appends: turn > 1),
                                 videoOutput: window.map(SDLVideoOutput.init)
                                     ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed, appends: turn > 1))
+            player.volume = carried.volume
+            player.isMuted = carried.isMuted
+            player.speed = carried.speed
             // A subtitle file that cannot be read is told, and playback goes on without it.
             for path in subtitleFiles {
                 do { try player.addSubtitleFile(path) } catch { StatusLine.notice("error: \(error.input): \(error.reason)") }
@@ -235,6 +245,7 @@ struct PlayCommand: AsyncParsableCommand {
             var startAt = entry.id <= commandLineEntries ? start : nil
             if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
             failure = await play(controller, startingAt: startAt, stats: stats)
+            carried = (player.volume, player.isMuted, player.speed)
             results.note(entry.id, failed: failure != nil)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
             stats?.noteEnd(reason: reason)

@@ -30,7 +30,7 @@ do {
     var arguments = CommandLine.arguments.dropFirst().map(PlayConfig.normalized)
     // hplayer.conf is for playing: not for the other commands, nor for help.
     let otherCommands: Set = ["probe", "bench", "snapshot", "cache", "abr-sim", "help"]
-    if !arguments.isEmpty, !otherCommands.contains(arguments[0]), !arguments.contains("--help"), !arguments.contains("-h") {
+    if !arguments.isEmpty, !otherCommands.contains(arguments[0]), !arguments.contains(where: { ["--help", "-h", "--version"].contains($0) }) {
         arguments = PlayConfig.apply(to: arguments, environment: ProcessInfo.processInfo.environment)
     }
     var command = try HPlayerCommand.parseAsRoot(arguments)

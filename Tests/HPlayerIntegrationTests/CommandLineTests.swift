@@ -61,6 +61,14 @@ extension Playback {
             #expect(bare.result.status == 0 && bare.firstPts == 0 && bare.result.stderr.isEmpty, "\(bare.result.stderr)")
         }
 
+        @Test("--version prints the player's and FFmpeg's versions, exit 0; --volume past 100 is a usage error")
+        func versionAndVolume() throws {
+            let version = try Command.run([Command.hplayer, "--version"])
+            #expect(version.status == 0 && version.stdout.hasPrefix("hplayer 0.1 (FFmpeg 5."), "\(version.stdout)")
+            let loud = try hplayer(try Clips.audioVideo(seconds: 2), "--volume", "130")
+            #expect(loud.status == 2 && errorLines(loud) == ["hplayer: error: --volume: expected 0 to 100, got 130"], "\(loud.stderr)")
+        }
+
         @Test func aMissingFile() throws {
             expectMediaError(try hplayer("/nonexistent/clip.mp4"), input: "/nonexistent/clip.mp4", reason: "No such file or directory")
         }

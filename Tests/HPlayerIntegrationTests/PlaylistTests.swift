@@ -94,6 +94,34 @@ extension Playback {
             #expect(orders.contains { order in order.flatMap { each[$0] } == presented })
         }
 
+        @Test("--volume and --mute start the first file; the volume, muting and speed then go on to the next file, as mpv's",
+              .timeLimit(.minutes(1)))
+        func settingsGoOnFromFileToFile() throws {
+            let clips = try [("testsrc2", "a"), ("smptebars", "b")].map { pattern, name in
+                try Fixtures.clip("playlist-long-\(name).mp4", ["-f", "lavfi", "-i", "\(pattern)=size=160x120:rate=25:duration=30",
+                                                               "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p"])
+            }
+            let socket = Fixtures.newFolder("playlist-settings") + "/hplayer.sock"
+            let process = try BackgroundProcess([Command.hplayer] + clips + ["--vo", "null", "--ao", "null", "--no-status",
+                                                                             "--volume", "30", "--mute", "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            #expect(client.waitUntilLoaded())
+            func read(_ name: String) -> JSONValue? { client.request([.string("get_property"), .string(name)])?["data"] }
+            #expect(read("volume") == .number(30))
+            #expect(read("mute") == .bool(true))
+            #expect(client.request([.string("set_property"), .string("volume"), .number(55)])?["error"] == .string("success"))
+            #expect(client.request([.string("set_property"), .string("speed"), .number(1.5)])?["error"] == .string("success"))
+            client.events.removeAll()
+            #expect(client.request([.string("playlist-next")])?["error"] == .string("success"))
+            #expect(client.event("file-loaded") != nil)
+            #expect(read("playlist-pos") == .number(1))
+            #expect(read("volume") == .number(55))
+            #expect(read("mute") == .bool(true))
+            #expect(read("speed") == .number(1.5))
+            #expect(client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(process.wait(timeout: 10) == 0, "\(process.stderr)")
+        }
+
         @Test("IPC: playlist, playlist-pos and -count as mpv's; playlist-next, -prev, -move, -remove and setting playlist-pos play where they say; end-file says stop",
               .timeLimit(.minutes(1)))
         func overTheIPC() throws {
