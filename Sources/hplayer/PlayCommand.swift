@@ -86,7 +86,10 @@ struct PlayCommand: AsyncParsableCommand {
     /// throws in a message of its own: a usage error names the option, as every error names its input.
     private func checkUsage() throws(CommandLineFailure) {
         for (name, point) in [("--ab-loop-a", abLoopA), ("--ab-loop-b", abLoopB)] {
-            if case .fraction = point { throw CommandLineFailure.usage(input: name, reason: "expected seconds or [[hh:]mm:]ss") }
+            switch point {
+            case .fraction?, .beforeEnd?: throw CommandLineFailure.usage(input: name, reason: "expected seconds or [[hh:]mm:]ss")
+            case .seconds?, nil: continue
+            }
         }
         if let volume, !(0...100).contains(volume) {
             throw CommandLineFailure.usage(input: "--volume", reason: "expected 0 to 100, got \(volume)")

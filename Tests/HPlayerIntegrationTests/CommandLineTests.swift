@@ -69,6 +69,14 @@ extension Playback {
             #expect(loud.status == 2 && errorLines(loud) == ["hplayer: error: --volume: expected 0 to 100, got 130"], "\(loud.stderr)")
         }
 
+        @Test("--start=-1 starts a second before the end (the frames from 2 s of a 3 s clip), as mpv's")
+        func startBeforeTheEnd() throws {
+            let folder = Fixtures.newFolder("start-before-end")
+            let result = try hplayer(try Clips.audioVideo(seconds: 3), "--vo", "record:\(folder)", "--no-status", "--start=-1")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try recordedPts(folder).first == 2)
+        }
+
         @Test func aMissingFile() throws {
             expectMediaError(try hplayer("/nonexistent/clip.mp4"), input: "/nonexistent/clip.mp4", reason: "No such file or directory")
         }

@@ -1,11 +1,19 @@
 /// Where playback starts, in the forms mpv's `--start` takes: seconds (`90`, `12.5`),
-/// `[[hh:]mm:]ss` (`1:30`, `01:02:03.5`), or a percentage of the duration (`25%`).
+/// `[[hh:]mm:]ss` (`1:30`, `01:02:03.5`), either before the end when negative (`-5`), or a
+/// percentage of the duration (`25%`).
 public enum StartPosition: Equatable, Sendable {
     case seconds(Double)
     /// A fraction of the duration, 0...1.
     case fraction(Double)
+    /// Seconds before the end.
+    case beforeEnd(Double)
 
     public init?(_ text: String) {
+        if text.hasPrefix("-") {
+            guard case .seconds(let seconds)? = StartPosition(String(text.dropFirst())) else { return nil }
+            self = .beforeEnd(seconds)
+            return
+        }
         if text.hasSuffix("%") {
             guard let percent = Double(text.dropLast()), percent >= 0, percent <= 100 else { return nil }
             self = .fraction(percent / 100)
@@ -24,11 +32,13 @@ public enum StartPosition: Equatable, Sendable {
         self = .seconds(seconds)
     }
 
-    /// Seconds from the start; nil for a percentage of an unknown duration (a live stream).
+    /// Seconds from the start; nil for a percentage of, or a time before the end of, an unknown
+    /// duration (a live stream).
     public func seconds(duration: Double?) -> Double? {
         switch self {
         case .seconds(let seconds): return seconds
         case .fraction(let fraction): return duration.map { fraction * $0 }
+        case .beforeEnd(let seconds): return duration.map { max(0, $0 - seconds) }
         }
     }
 }
