@@ -67,10 +67,15 @@ final class PlaybackSession: Sendable {
         case .playlistNext, .playlistPrevious:
             let playlist = state.withLock { $0.playlist }
             let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
-            if !moved { window?.showNotice(command == .playlistNext ? "No next file" : "No previous file") }
+            if !moved { show(command == .playlistNext ? "No next file" : "No previous file", in: window) }
         case .player(let command):
-            if let notice = controller?.perform(command) { window?.showNotice(notice) }
+            if let notice = controller?.perform(command) { show(notice, in: window) }
         }
+    }
+
+    /// A notice on the window, else on the terminal.
+    private func show(_ notice: String, in window: SDLWindow?) {
+        if let window { window.showNotice(notice) } else { StatusLine.show(notice) }
     }
 
     /// Remembers where the file playing stands, for `--resume`; a failure is told at exit.

@@ -31,6 +31,12 @@ final class StatusLine: Sendable {
         writeStandardError("hplayer: \(message)\n")
     }
 
+    /// What a key did ("Volume 98%"), where no window shows it: a line of its own, the status
+    /// line redrawn under it at its next refresh.
+    static func show(_ text: String) {
+        writeStandardError(isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K\(text)\n" : "\(text)\n")
+    }
+
     func update(_ status: PlayerStatus, final: Bool = false) {
         let line = Self.text(status)
         lastWritten.withLock { lastWritten in

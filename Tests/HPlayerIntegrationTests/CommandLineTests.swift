@@ -255,6 +255,17 @@ extension Playback {
                     "terminal settings changed: \(interrupted.before) → \(interrupted.after)")
         }
 
+        @Test("With no window, what a key did shows in the terminal as a line: the volume (9), the loop (L), no next file (>)")
+        func noticesInTheTerminal() throws {
+            let shown = try inTerminal(try Clips.audioVideo(seconds: 8), typing: [(0.3, "9"), (0.3, "L"), (0.3, ">"), (0.3, "q")])
+            // Each line as the terminal shows it: the erase-line code before it left out.
+            let lines = shown.output.split(separator: "\n").map { $0.replacingOccurrences(of: "\u{1B}[K", with: "") }
+            for notice in ["Volume 98%", "Loop on", "No next file"] {
+                #expect(lines.contains(notice), "no '\(notice)' line: \(shown.output)")
+            }
+            #expect(shown.output.contains("EXIT=0"), "\(shown.output)")
+        }
+
         @Test("SIGTERM, SIGHUP and SIGQUIT quit with status 4, as mpv's, and leave the terminal as it was",
               arguments: ["TERM", "HUP", "QUIT"])
         func signals(_ signal: String) throws {
