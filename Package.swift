@@ -53,11 +53,13 @@ let package = Package(
         ),
         // The sound server's latency for this process's stream, which SDL does not pass on.
         .target(name: "CPulseLatency", linkerSettings: [.linkedLibrary("pulse")]),
+        // libasound's own error lines kept off stderr (the player says in one line what it lacks).
+        .target(name: "CALSAQuiet"),
         // The desktop outputs and window: SDL2 video and sound, on-screen display, controls.
         .target(
             name: "HPlayerSDL",
             dependencies: [
-                "HPlayerKit", "CSDL2", "CPulseLatency",
+                "HPlayerKit", "CSDL2", "CPulseLatency", "CALSAQuiet",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

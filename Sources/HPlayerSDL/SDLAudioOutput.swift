@@ -1,3 +1,4 @@
+import CALSAQuiet
 import CPulseLatency
 import CSDL2
 import HPlayerKit
@@ -21,6 +22,7 @@ public final class SDLAudioOutput: AudioOutput, @unchecked Sendable {
 
     /// Whether a sound device can be opened: nil when one can, else why not.
     public static func unavailableReason() -> String? {
+        hp_alsa_quiet()
         guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else { return SDLError.current }
         defer { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
         var wanted = SDL_AudioSpec()

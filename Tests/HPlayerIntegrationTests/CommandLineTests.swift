@@ -201,6 +201,16 @@ extension Playback {
             #expect(pts == (25..<50).map { Double($0) / 25 })
         }
 
+        @Test("No sound card for ALSA: the one line says so, without libasound's own lines before it",
+              .enabled(if: !FileManager.default.fileExists(atPath: "/dev/snd"), "this machine has a sound card"))
+        func noSoundCardIsOneLine() throws {
+            let result = try Command.run(["env", "SDL_AUDIODRIVER=alsa", Command.hplayer, try Clips.audioVideo(seconds: 2),
+                                          "--vo", "null", "--no-status"], timeout: 30)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("hplayer: no sound device (ALSA: "), "stderr: \(result.stderr)")
+        }
+
         @Test("No sound device: one line says so, and the picture plays at its own pace", .realTime)
         func noSoundDevice() throws {
             let clip = try Clips.audioVideo(seconds: 3)
