@@ -219,6 +219,9 @@ struct PlayCommand: AsyncParsableCommand {
         let terminalKeys = TerminalKeys(onKey: keys.press)
         defer { terminalKeys?.stop() }
 
+        // A recording output's files hold this run's files only, one after the other.
+        audio.clearRecording()
+        (videoOutput ?? .null).clearRecording()
         var failure: MediaError?
         var results = PlaylistResults()
         // What the person set goes on from file to file, as mpv's: the volume, muting, the speed.
@@ -227,9 +230,8 @@ struct PlayCommand: AsyncParsableCommand {
             if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
             window?.setTitle(title ?? Self.displayName(of: entry.url))
             let player = Player(url: entry.url, options: options,
-                                audioOutput: audio.makeAudioOutput(paced: !untimed, appends: turn > 1),
-                                videoOutput: window.map(SDLVideoOutput.init)
-                                    ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed, appends: turn > 1))
+                                audioOutput: audio.makeAudioOutput(paced: !untimed),
+                                videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
             player.volume = carried.volume
             player.isMuted = carried.isMuted
             player.speed = carried.speed
@@ -348,20 +350,26 @@ enum OutputChoice: ExpressibleByArgument, Equatable {
         }
     }
 
-    /// The output for a choice that needs no window (sdl's window is made by the command).
-    /// `appends`: a recording goes on after the playlist's files before.
-    func makeVideoOutput(paced: Bool, appends: Bool) -> VideoOutput {
+    /// The output for a choice that needs no window (sdl's window is made by the command). A
+    /// recording goes on after the playlist's files before (`clearRecording` starts it empty).
+    func makeVideoOutput(paced: Bool) -> VideoOutput {
         switch self {
         case .sdl, .null: return NullVideoOutput(paced: paced)
-        case .record(let directory): return RecordingVideoOutput(directory: directory, paced: paced, appends: appends)
+        case .record(let directory): return RecordingVideoOutput(directory: directory, paced: paced, appends: true)
         }
     }
 
-    func makeAudioOutput(paced: Bool, appends: Bool) -> AudioOutput {
+    func makeAudioOutput(paced: Bool) -> AudioOutput {
         switch self {
         case .sdl: return SDLAudioOutput()
         case .null: return NullAudioOutput(paced: paced)
-        case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced, appends: appends)
+        case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced, appends: true)
         }
+    }
+
+    /// Removes what a recording output left in its folder from an earlier run.
+    func clearRecording() {
+        guard case .record(let directory) = self else { return }
+        for name in ["video.tsv", "subs.tsv", "audio.wav", "audio.tsv"] { unlink(directory + "/" + name) }
     }
 }

@@ -45,7 +45,8 @@ final class PlaybackSession: Sendable {
             $0.turn = turn
             $0.url = url
             $0.window = window
-            $0.fileStopped = turn <= $0.stoppedThrough
+            // A quit that came since the playlist loop looked stops this one too.
+            $0.fileStopped = turn <= $0.stoppedThrough || $0.quitCode != nil
             return $0.fileStopped
         }
         if isStopped { controller.player.close() }
@@ -140,8 +141,10 @@ extension PlaybackSession: CommandFrontEnd {
 
     var view: PlaylistView { playlist?.view ?? PlaylistView() }
 
+    /// mpv's quit and quit-watch-later: the position is remembered for the latter, and for the
+    /// former with --save-position-on-quit (as q's).
     func quit(code: Int32, savingPosition: Bool) {
-        if savingPosition { rememberPosition() }
+        if savingPosition || savesPositionOnQuit { rememberPosition() }
         quit(code)
     }
 

@@ -27,7 +27,7 @@ func writeStandardError(_ text: String) {
 
 FreeMemory.limitArenas()
 do {
-    var arguments = CommandLine.arguments.dropFirst().map(PlayConfig.normalized)
+    var arguments = PlayConfig.normalized(Array(CommandLine.arguments.dropFirst()))
     // hplayer.conf is for playing: not for the other commands, nor for help.
     let otherCommands: Set = ["probe", "bench", "snapshot", "cache", "abr-sim", "help"]
     if !arguments.isEmpty, !otherCommands.contains(arguments[0]), !arguments.contains(where: { ["--help", "-h", "--version"].contains($0) }) {

@@ -239,6 +239,43 @@ extension Playback {
             }
         }
 
+        @Test("A recording into a named pipe whose reader keeps up ends whole: no error line, and the reader has every frame", .timeLimit(.minutes(1)))
+        func recordingIntoAPipeWhoseReaderKeepsUp() throws {
+            let clip = try Fixtures.clip("record-pipe-3s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3",
+                                                                "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p"])
+            let folder = Fixtures.newFolder("record-pipe-healthy")
+            let fifo = folder + "/out.ts"
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // Opens the pipe, says so, then copies all that comes until the writer closes it.
+            let copier = """
+                import os, select, sys, time
+                fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+                print("open", flush=True)
+                started = False
+                with open(sys.argv[2], "wb") as out:
+                    while True:
+                        select.select([fd], [], [], 1)
+                        try:
+                            data = os.read(fd, 65536)
+                        except BlockingIOError:
+                            continue
+                        if data:
+                            out.write(data)
+                            started = True
+                        elif started:
+                            break
+                        else:
+                            time.sleep(0.01)
+                """
+            let reader = try BackgroundProcess(["python3", "-c", copier, fifo, folder + "/copy.ts"])
+            try #require(eventually(timeout: 20) { reader.stdout == "open\n" })
+            let result = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--no-status", "--untimed", "--record-file", fifo],
+                                         timeout: 30)
+            #expect(result.status == 0 && result.stderr.isEmpty, "stderr: \(result.stderr)")
+            #expect(reader.wait(timeout: 10) == 0)
+            #expect(try Fixtures.frameMD5s(folder + "/copy.ts") == (try Fixtures.frameMD5s(clip)))
+        }
+
         @Test("A recording into a named pipe whose reader stops reading stops with one error, and every frame still plays",
               .timeLimit(.minutes(1)), arguments: StoppingReader.allCases)
         func recordingIntoAPipeWhoseReaderStops(reader: StoppingReader) throws {

@@ -33,13 +33,15 @@ extension Playback {
             #expect(try Self.presented(folder) == [clips[2], clips[0], clips[1]].flatMap { try Fixtures.frameMD5s($0) })
         }
 
-        @Test("A folder plays its media files in natural order (1, 2, 10), leaving other files and hidden ones out")
+        @Test("A folder plays its media files in natural order (1, 2, 10), leaving other files and hidden ones out, and a link back to itself not followed round")
         func folder() throws {
             let clips = try Self.clips()
             let media = Fixtures.newFolder("playlist-folder-media")
             for (clip, name) in zip(clips, ["ep1.mp4", "ep2.mp4", "ep10.mp4"]) { try FileManager.default.copyItem(atPath: clip, toPath: media + "/" + name) }
             try "notes".write(toFile: media + "/readme.txt", atomically: true, encoding: .utf8)
             try FileManager.default.copyItem(atPath: clips[0], toPath: media + "/.hidden.mp4")
+            // A link back to the folder itself: listed once, not followed round.
+            try FileManager.default.createSymbolicLink(atPath: media + "/again", withDestinationPath: media)
             let folder = Fixtures.newFolder("playlist-folder")
             let result = try Self.run([media], folder: folder)
             #expect(result.status == 0, "\(result.stderr)")
@@ -59,6 +61,27 @@ extension Playback {
             let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
             #expect(errors == ["hplayer: error: \(lists)/missing.mp4: No such file or directory"], "\(result.stderr)")
             #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
+        }
+
+        @Test("--ao and --vo record:DIR hold every file of the run, one after the other: one WAV whose header counts all the samples, the frames of each; nothing of an earlier run")
+        func recordingsGoOnAcrossFiles() throws {
+            let first = try Clips.audioVideo(seconds: 2)
+            let second = try Clips.audioVideo(seconds: 3)
+            let folder = Fixtures.newFolder("playlist-recorded")
+            try "stale\tline\tfrom an earlier run\n".write(toFile: folder + "/video.tsv", atomically: true, encoding: .utf8)
+            let result = try Command.run([Command.hplayer, "/nonexistent/first.mp4", first, second, "--vo", "record:\(folder)",
+                                          "--ao", "record:\(folder)", "--untimed", "--no-status"], timeout: 60)
+            #expect(result.status == 3, "\(result.stderr)")
+            #expect(try Self.presented(folder) == [first, second].flatMap { try Fixtures.frameMD5s($0) })
+            let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/audio.wav")))
+            let dataBytes = wav[40..<44].reversed().reduce(0) { $0 << 8 | Int($1) }
+            #expect(wav.count == 44 + dataBytes, "the header counts \(dataBytes) bytes of samples in a file of \(wav.count)")
+            let riffs = (0..<(wav.count - 4)).filter { wav[$0..<$0 + 4].elementsEqual("RIFF".utf8) }
+            #expect(riffs == [0], "headers at \(riffs)")
+            let callbacks = try String(contentsOfFile: folder + "/audio.tsv", encoding: .utf8).split(separator: "\n")
+            let samples = callbacks.map { Int($0.split(separator: "\t")[2])! }.reduce(0, +)
+            #expect(dataBytes == samples * 2 * 4, "stereo float samples: \(samples)")
+            #expect(Double(samples) / 48000 > 4.9, "\(Double(samples) / 48000) s of sound for 5 s of files")
         }
 
         @Test("When no file of several plays, the exit is mpv's 2, with a line for each")

@@ -111,6 +111,31 @@ import Testing
         Self.run(&last, [.advance("a"), .advance("b"), .remove(1, removed: true, stops: true), .advance(nil)])
     }
 
+    @Test("After the entry playing is removed, nothing is current until the next starts, and < counts from where play goes")
+    func removeThenPrevious() {
+        var queue = PlaylistQueue(["a", "b", "c"])
+        Self.run(&queue, [.advance("a"), .advance("b"), .remove(1, removed: true, stops: true), .playing(nil),
+                          .previous(force: false, true), .advance("a")])
+    }
+
+    @Test("playlist-clear keeps where a command sent playback: a replaced list's new entry, or a stop")
+    func clearKeepsWherePlayGoes() {
+        var replaced = PlaylistQueue(["a", "b"])
+        Self.run(&replaced, [.advance("a"), .replace(["x", "y"]), .clear, .entries(["x"]), .advance("x"), .advance(nil)])
+        var stopped = PlaylistQueue(["a", "b"])
+        Self.run(&stopped, [.advance("a"), .advance("b"), .next(force: true, true), .clear, .entries(["b"]), .advance(nil)])
+    }
+
+    @Test("With passes left, < at the first goes round to the last without taking one; > from where a > sent play, not from the entry playing")
+    func passesAndSteps() {
+        var back = PlaylistQueue(["a", "b"], passes: .count(3))
+        Self.run(&back, [.advance("a"), .previous(force: false, true), .advance("b"), .advance("a"), .advance("b"), .advance("a"),
+                         .advance("b"), .advance(nil)])
+        var twice = PlaylistQueue(["a", "b"], passes: .count(3))
+        Self.run(&twice, [.advance("a"), .advance("b"), .next(force: false, true), .next(force: false, true), .advance("b"),
+                          .advance("a"), .advance("b"), .advance(nil)])
+    }
+
     @Test("playlist-move: the entry takes the place of the one at the target (which follows it); the one playing stays the one playing")
     func move() {
         var queue = PlaylistQueue(["a", "b", "c", "d"])

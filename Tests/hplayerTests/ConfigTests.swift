@@ -64,6 +64,17 @@ import Testing
         #expect(resolved.warnings == ["i.conf:3: include: /gone.conf cannot be read"])
     }
 
+    @Test("--loop-playlist alone is inf; with a value after it, that value", arguments: [
+        (["--loop-playlist"], ["--loop-playlist=inf"]),
+        (["--loop-playlist", "a.mp4"], ["--loop-playlist=inf", "a.mp4"]),
+        (["--loop-playlist", "2", "a.mp4"], ["--loop-playlist", "2", "a.mp4"]),
+        (["a.mp4", "--loop-playlist", "no"], ["a.mp4", "--loop-playlist", "no"]),
+        (["--loop-playlist=3"], ["--loop-playlist=3"]),
+    ])
+    func loopPlaylistAlone(arguments: [String], normalized: [String]) {
+        #expect(PlayConfig.normalized(arguments) == normalized)
+    }
+
     @Test("An option given twice: the later wins, so the command line, coming last, overrides the config")
     func laterWins() throws {
         let command = try PlayCommand.parse(["--speed=2", "--title", "config", "--speed", "1.5", "--title=line", "x.mp4"])

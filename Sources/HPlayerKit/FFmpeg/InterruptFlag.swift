@@ -2,13 +2,22 @@ import CFFmpeg
 import Synchronization
 
 /// A flag that ends libavformat's blocking calls: its interrupt callback reads it between the
-/// retries of an open, a read or a write, which then return AVERROR_EXIT.
+/// retries of an open, a read or a write, which then return AVERROR_EXIT. It is set at once, or
+/// from a deadline on (monotonic seconds).
 final class InterruptFlag: Sendable {
     private let flag = Atomic<Bool>(false)
+    /// The deadline's bit pattern; 0 for none.
+    private let deadline = Atomic<UInt64>(0)
 
-    var isSet: Bool { flag.load(ordering: .relaxed) }
+    var isSet: Bool {
+        if flag.load(ordering: .relaxed) { return true }
+        let bits = deadline.load(ordering: .relaxed)
+        return bits != 0 && MonotonicClock.now() >= Double(bitPattern: bits)
+    }
 
     func set() { flag.store(true, ordering: .relaxed) }
+
+    func set(at seconds: Double) { deadline.store(seconds.bitPattern, ordering: .relaxed) }
 
     /// The callback for a context that this flag outlives.
     var callback: AVIOInterruptCB {

@@ -31,6 +31,8 @@ final class OutputContainer {
 
     /// How long a pipe's reader may take nothing before a write gives up, in microseconds.
     static let pipeStallLimit = 2_000_000
+    /// How long the writes that end a recording may wait on a pipe's reader, in seconds.
+    static let pipeFinishGrace = 0.5
 
     let path: String
     private let muxer: Muxer
@@ -78,10 +80,11 @@ final class OutputContainer {
 
     deinit { try? close() }
 
-    /// Makes a write waiting on a named pipe's reader, and every write after, fail at once; what
-    /// had not gone into the pipe is lost (the trailer too). A file is left to finish. Any thread.
+    /// The recording ends: a write waiting on a named pipe's reader, and every write after, fail
+    /// once `pipeFinishGrace` has passed; what had not gone into the pipe by then is lost (the
+    /// trailer too). A reader that keeps up takes it all. A file is left to finish. Any thread.
     func interrupt() {
-        if isPipe { interruptFlag.set() }
+        if isPipe { interruptFlag.set(at: MonotonicClock.now() + Self.pipeFinishGrace) }
     }
 
     /// Adds a stream with `input`'s codec parameters, time base, aspect ratio and side data (a

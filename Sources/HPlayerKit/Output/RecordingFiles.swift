@@ -6,10 +6,13 @@ final class OutputFile: @unchecked Sendable {
     private var handle: UnsafeMutablePointer<FILE>?
     let path: String
 
-    /// Creates the file, or empties it; `appending`, goes on after what it holds.
+    /// Creates the file, or empties it; `appending`, goes on after what it holds (opened for
+    /// update, not in append mode, so that `write(at:)` still writes where it says).
     init(path: String, appending: Bool = false) throws(MediaError) {
         self.path = path
-        guard let handle = fopen(path, appending ? "ab" : "wb") else {
+        let existing = appending ? fopen(path, "r+b") : nil
+        if let existing { fseek(existing, 0, SEEK_END) }
+        guard let handle = existing ?? fopen(path, "wb") else {
             throw MediaError(input: path, reason: String(cString: strerror(errno)))
         }
         self.handle = handle

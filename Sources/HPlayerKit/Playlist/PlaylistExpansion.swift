@@ -15,57 +15,65 @@ public enum PlaylistExpansion {
     /// Playlists naming playlists: followed this deep, no further (one naming itself ends there).
     static let maximumDepth = 4
 
-    /// The entries `inputs` stand for, and a problem for each that could not be read.
-    public static func expand(_ inputs: [String]) -> (entries: [String], problems: [MediaError]) {
+    /// What an expansion has gathered, and the folders it has listed (by device and inode: a
+    /// folder reached again through a link is not listed twice, and a link to a folder above it
+    /// does not loop).
+    private struct Expansion {
         var entries: [String] = []
         var problems: [MediaError] = []
-        for input in inputs { expand(input, depth: 0, into: &entries, problems: &problems) }
-        return (entries, problems)
+        var listed: Set<[UInt64]> = []
+    }
+
+    /// The entries `inputs` stand for, and a problem for each that could not be read.
+    public static func expand(_ inputs: [String]) -> (entries: [String], problems: [MediaError]) {
+        var expansion = Expansion()
+        for input in inputs { expand(input, depth: 0, into: &expansion) }
+        return (expansion.entries, expansion.problems)
     }
 
     /// The entries of a playlist file given as such (mpv's --playlist): any format, by content.
     public static func entries(ofPlaylist path: String) throws(MediaError) -> [String] {
         let text = try readText(path)
         let format = PlaylistFile.format(name: path, text: text) ?? .lines
-        var entries: [String] = []
-        var problems: [MediaError] = []
+        var expansion = Expansion()
         for entry in PlaylistFile.entries(text, format: format, folder: folder(of: path)) {
-            expand(entry, depth: 1, into: &entries, problems: &problems)
+            expand(entry, depth: 1, into: &expansion)
         }
-        if let problem = problems.first { throw problem }
-        return entries
+        if let problem = expansion.problems.first { throw problem }
+        return expansion.entries
     }
 
-    private static func expand(_ input: String, depth: Int, into entries: inout [String], problems: inout [MediaError]) {
+    private static func expand(_ input: String, depth: Int, into expansion: inout Expansion) {
         var status = stat()
         guard !input.contains("://"), stat(input, &status) == 0 else {
-            entries.append(input)  // a URL, or a path that fails with its own error when played
+            expansion.entries.append(input)  // a URL, or a path that fails with its own error when played
             return
         }
         if status.st_mode & S_IFMT == S_IFDIR {
+            guard expansion.listed.insert([UInt64(status.st_dev), UInt64(status.st_ino)]).inserted else { return }
             do {
-                for name in try listing(input) { expand(name, depth: depth, into: &entries, problems: &problems) }
+                for name in try listing(input) { expand(name, depth: depth, into: &expansion) }
             } catch {
-                problems.append(error)
+                expansion.problems.append(error)
             }
             return
         }
         let name = input.lowercased()
         guard depth < maximumDepth, name.hasSuffix(".m3u") || name.hasSuffix(".m3u8") || name.hasSuffix(".pls") else {
-            entries.append(input)
+            expansion.entries.append(input)
             return
         }
         do {
             let text = try readText(input)
             guard let format = PlaylistFile.format(name: input, text: text) else {
-                entries.append(input)  // HLS: media
+                expansion.entries.append(input)  // HLS: media
                 return
             }
             for entry in PlaylistFile.entries(text, format: format, folder: folder(of: input)) {
-                expand(entry, depth: depth + 1, into: &entries, problems: &problems)
+                expand(entry, depth: depth + 1, into: &expansion)
             }
         } catch {
-            problems.append(error)
+            expansion.problems.append(error)
         }
     }
 

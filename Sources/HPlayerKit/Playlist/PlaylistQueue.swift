@@ -120,16 +120,26 @@ public struct PlaylistQueue: Equatable, Sendable {
         return urls.isEmpty ? nil : lastID - urls.count + 1
     }
 
-    /// mpv's playlist-clear: every entry but the one playing.
+    /// mpv's playlist-clear: every entry but the current one (the one a command sent playback
+    /// to, else the one playing). A stop asked for stays asked for.
     public mutating func clear() {
-        if let playing, entries.indices.contains(playing) {
-            entries = [entries[playing]]
-            self.playing = 0
-        } else {
+        let stops = pending == entries.count
+        guard let current = current else {
             entries = []
             playing = nil
+            pending = stops ? 0 : nil
+            return
         }
-        pending = nil
+        let kept = entries[current]
+        entries = [kept]
+        if pending == current { pending = 0 } else if stops { pending = 1 } else { pending = nil }
+        playing = playing == current ? 0 : nil
+    }
+
+    /// mpv's current entry: where a command sent playback, else the one playing.
+    private var current: Int? {
+        if let pending, entries.indices.contains(pending) { return pending }
+        return playing.flatMap { entries.indices.contains($0) ? $0 : nil }
     }
 
     /// mpv's playlist-remove. Removing the entry playing stops it, and playback goes on with the
@@ -144,9 +154,10 @@ public struct PlaylistQueue: Equatable, Sendable {
             return (true, false)
         }
         guard index == playing else { return (true, false) }
-        // The entry after the removed one now has its index; playback goes on there.
+        // The entry after the removed one now has its index; playback goes on there. Nothing
+        // plays until it does.
         pending = pending ?? index
-        self.playing = index > 0 ? index - 1 : nil
+        self.playing = nil
         return (true, true)
     }
 
@@ -175,16 +186,15 @@ public struct PlaylistQueue: Equatable, Sendable {
         entries.shuffle(using: &generator)
     }
 
-    /// The index `offset` away from the entry playing; past an end, round to the other end
-    /// when the list plays again (forever, or with passes left if `consumingAPass`, which takes
-    /// one); nil otherwise.
+    /// The index `offset` away from the current entry; past an end, round to the other end when
+    /// the list plays again (forever, or with passes left: going forward takes one); nil otherwise.
     private mutating func step(by offset: Int, consumingAPass: Bool) -> Int? {
         guard !entries.isEmpty else { return nil }
-        let target = (playing ?? (offset > 0 ? -1 : entries.count)) + offset
+        let target = (current ?? (offset > 0 ? -1 : entries.count)) + offset
         if entries.indices.contains(target) { return target }
         switch passesLeft {
         case .forever: break
-        case .count(let left) where consumingAPass && left > 1: passesLeft = .count(left - 1)
+        case .count(let left) where left > 1: if consumingAPass { passesLeft = .count(left - 1) }
         case .count: return nil
         }
         return (target + entries.count) % entries.count

@@ -126,8 +126,9 @@ final class StreamRecorder: @unchecked Sendable {
     }
 
     /// Stops: writes the trailer and closes the file. Packets still held are dropped (playback
-    /// never started). A named pipe's writes are ended first, so that the stop does not wait on
-    /// its reader: what had not gone into the pipe is not recorded.
+    /// never started). A named pipe's writes are ended within half a second first, so that the
+    /// stop does not wait on a reader that stopped reading: what it has not taken by then is not
+    /// recorded.
     func finish() {
         output.interrupt()
         lock.withLock { close(failure: nil) }

@@ -88,7 +88,7 @@ enum PlayConfig {
     /// A setting as an argument: `--option=value`, `--option` for one alone; a flag given `yes`
     /// is set and given `no` left out, as mpv.conf writes them. Else the refusal.
     private static func commandLineArgument(for setting: ConfigFile.Setting, check: (String) -> String?) -> (String?, String?) {
-        let plain = setting.value.map { "--\(setting.option)=\($0)" } ?? normalized("--\(setting.option)")
+        let plain = setting.value.map { "--\(setting.option)=\($0)" } ?? normalized(["--\(setting.option)"])[0]
         guard let refusal = check(plain) else { return (plain, nil) }
         if let value = setting.value, value == "yes" || value == "no", check("--\(setting.option)") == nil {
             return (value == "yes" ? "--\(setting.option)" : nil, nil)
@@ -97,9 +97,13 @@ enum PlayConfig {
     }
 
     /// mpv's options that may go without their value, given theirs: ArgumentParser's options
-    /// always take one.
-    static func normalized(_ argument: String) -> String {
-        argument == "--loop-playlist" ? "--loop-playlist=inf" : argument
+    /// always take one. `--loop-playlist` alone is `inf`; followed by a value, it is that value's.
+    static func normalized(_ arguments: [String]) -> [String] {
+        arguments.indices.map { index in
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            let takesNext = next.map { PlaylistPasses(argument: $0) != nil } ?? false
+            return arguments[index] == "--loop-playlist" && !takesNext ? "--loop-playlist=inf" : arguments[index]
+        }
     }
 
     /// Why `play` would refuse this argument; nil when it takes it.
