@@ -66,7 +66,6 @@ final class PlaybackSession: Sendable {
         case .toggleFullscreen:
             _ = toggleFullscreen()
         case .playlistNext, .playlistPrevious:
-            let playlist = state.withLock { $0.playlist }
             let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
             if !moved { show(command == .playlistNext ? "No next file" : "No previous file", in: window) }
         case .player(let command):

@@ -58,7 +58,8 @@ public enum PlaylistFile {
 }
 
 extension Substring {
-    func trimmingWhitespace() -> Substring {
+    /// The text without the spaces, tabs and byte-order mark around it.
+    public func trimmingWhitespace() -> Substring {
         let start = firstIndex { !$0.isWhitespace && $0 != "\u{FEFF}" } ?? endIndex
         let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
         return start < end ? self[start..<end] : self[start..<start]

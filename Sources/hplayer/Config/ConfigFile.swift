@@ -1,3 +1,5 @@
+import HPlayerKit
+
 /// A config file in mpv.conf's syntax, as lines: `option=value` or `option` alone, `#`
 /// comments, `[name]` starting a profile's section. Pure: the text in, the settings out, each
 /// with its file and line for the warnings.
@@ -26,7 +28,7 @@ struct ConfigFile: Equatable {
             let line = Self.strippingComment(raw).trimmingWhitespace()
             guard !line.isEmpty else { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
-                let name = String(line.dropFirst().dropLast()).trimmingWhitespace()
+                let name = line.dropFirst().dropLast().trimmingWhitespace()
                 section = name == "default" ? nil : String(name)
                 if let section, profiles[section] == nil { profiles[section] = [] }
                 continue
@@ -64,13 +66,5 @@ struct ConfigFile: Equatable {
             return String(value.dropFirst().dropLast())
         }
         return String(value)
-    }
-}
-
-extension StringProtocol {
-    func trimmingWhitespace() -> SubSequence {
-        let start = firstIndex { !$0.isWhitespace } ?? endIndex
-        let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
-        return self[start..<Swift.max(start, end)]
     }
 }

@@ -1,4 +1,5 @@
 import HPlayerIPC
+import HPlayerKit
 import HPlayerSDL
 
 /// input.conf in mpv's syntax: a line per binding, `KEY command [args] [; command…]`, `#`
