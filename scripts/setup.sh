@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's and SDL2's
 # development libraries, libcurl (every network byte), SQLite (the disk cache's index), libpulse
-# (to ask the sound server its latency), a font for the on-screen display, and the ffmpeg tool.
+# (to ask the sound server its latency), libdbus (MPRIS: media keys and the desktop's media
+# controls), a font for the on-screen display, and the ffmpeg tool.
 # With --for-tests, also what the tests drive and measure with: an X server, a sound server, X
 # tools, mpv to compare with, nginx and openssl (the tests' own web server and certificate), and
-# what the benchmark harness and the fault-injecting server run on (GNU time, Python).
+# what the benchmark harness and the fault-injecting server run on (GNU time, Python), a D-Bus
+# daemon and playerctl (the MPRIS tests), and what the package test checks with.
 set -euo pipefail
 
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev
   libsdl2-dev libsdl2-ttf-dev libpulse-dev fonts-dejavu-core libcurl4-openssl-dev ca-certificates
-  libsqlite3-dev
+  libsqlite3-dev libdbus-1-dev
   ffmpeg
 )
 if [ "${1:-}" = "--for-tests" ]; then
-  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3 nginx-light openssl)
+  packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3 nginx-light openssl
+    dbus-daemon playerctl desktop-file-utils man-db)
 fi
 
 missing=()
