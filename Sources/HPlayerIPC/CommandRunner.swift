@@ -33,6 +33,9 @@ public final class CommandRunner: Sendable {
         case .set(let name, let value):
             guard let controller else { return .failure(.commandFailed) }
             return set(name, to: value, on: controller)
+        case .add("chapter", let amount):
+            guard let controller else { return .failure(.commandFailed) }
+            return stepChapter(Int(amount.rounded()), on: controller) != nil ? .success(.some(.null)) : .failure(.commandFailed)
         case .add(let name, let amount), .multiply(let name, let amount):
             guard let controller, case .success(let value) = PlayerProperties.value(of: name, in: snapshot(of: controller)),
                   let number = value.number else { return .failure(.commandFailed) }
@@ -128,6 +131,37 @@ public final class CommandRunner: Sendable {
             do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
         case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
         case .playlistPosition(let index): _ = frontEnd.apply(.play(index: index))
+        case .chapter(let index):
+            let chapters = controller.player.mediaInfo?.chapters ?? []
+            guard !chapters.isEmpty else { throw .propertyUnavailable }
+            // Past the last chapter is the next file, as mpv goes on. Exact, as mpv's chapter seeks.
+            if index >= chapters.count {
+                _ = frontEnd.apply(.next(force: true))
+            } else {
+                controller.seek(to: max(0, chapters[max(0, index)].start), mode: .exact)
+            }
+        }
+    }
+
+    /// mpv's `add chapter N` (PgUp and PgDn) on the file playing: the notice to show, as mpv's
+    /// ("Chapter: (2) Title"), "" where it went on to the next file; nil for a file without chapters.
+    public func stepChapter(_ offset: Int) -> String? {
+        current.withLock { $0 }.flatMap { stepChapter(offset, on: $0) }
+    }
+
+    /// A step back from well into a chapter goes to its start; past the last chapter, to the
+    /// next file. Exact, as mpv's chapter seeks: a chapter need not start on a key frame.
+    private func stepChapter(_ offset: Int, on controller: PlayerControlling) -> String? {
+        let chapters = controller.player.mediaInfo?.chapters ?? []
+        switch MediaMetadata.chapterStep(offset, from: controller.position, in: chapters) {
+        case nil:
+            return nil
+        case .pastEnd:
+            _ = frontEnd.apply(.next(force: true))
+            return ""
+        case .chapter(let index):
+            controller.seek(to: max(0, chapters[index].start), mode: .exact)
+            return "Chapter: (\(index + 1)) " + (chapters[index].title ?? "")
         }
     }
 
@@ -149,6 +183,10 @@ public final class CommandRunner: Sendable {
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.playlist = frontEnd.view
+        let playingEntry = snapshot.playlist.playing.flatMap { snapshot.playlist.entries.indices.contains($0) ? snapshot.playlist.entries[$0] : nil }
+        snapshot.path = playingEntry?.url ?? player.mediaInfo?.url ?? ""
+        snapshot.tags = player.mediaInfo?.tags ?? []
+        snapshot.chapters = player.mediaInfo?.chapters ?? []
         snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
                                                  subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
                                                  variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)

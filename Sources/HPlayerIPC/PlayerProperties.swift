@@ -39,6 +39,10 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var tracks: [TrackListEntry] = []
     /// The playlist's entries, and the index of the one playing.
     public var playlist = PlaylistView()
+    /// The file's path or URL, as it was given.
+    public var path = ""
+    public var tags: [MetadataTag] = []
+    public var chapters: [Chapter] = []
 
     public init(isPaused: Bool, position: Double, duration: Double?, volume: Int, isMuted: Bool, isLooping: Bool,
                 isEndReached: Bool, isPausedForCache: Bool, cacheDuration: Double, avsync: Double, droppedFrames: Int,
@@ -145,6 +149,8 @@ public enum PropertyChange: Equatable, Sendable {
     case subtitleVisibility(Bool)
     /// Play the playlist's entry at this index (from 0).
     case playlistPosition(Int)
+    /// Seek to the start of the chapter at this index (from 0).
+    case chapter(Int)
 }
 
 /// mpv's property names, read from a snapshot and parsed into changes: pure, tested by table.
@@ -154,7 +160,8 @@ public enum PlayerProperties {
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
                                "stream-record", "aid", "sid", "sub-visibility", "playlist", "playlist-pos",
-                               "playlist-playing-pos", "playlist-count"]
+                               "playlist-playing-pos", "playlist-count", "path", "filename", "media-title", "metadata",
+                               "chapter", "chapters", "chapter-list"]
     /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
     /// variant fetched (mpv's top-level one reads its option back; its track-list entries carry
     /// the bandwidth), and `video-params` has only `w` and `h` of mpv's fields, `track-list`
@@ -199,6 +206,18 @@ public enum PlayerProperties {
         // -1 for none, as mpv's.
         case "playlist-pos", "playlist-playing-pos": return .success(.number(Double(snapshot.playlist.playing ?? -1)))
         case "playlist-count": return .success(.number(Double(snapshot.playlist.entries.count)))
+        case "path": return .success(.string(snapshot.path))
+        case "filename": return .success(.string(MediaMetadata.fileName(of: snapshot.path)))
+        case "media-title": return .success(.string(MediaMetadata.mediaTitle(tags: snapshot.tags, url: snapshot.path)))
+        // Keys as the file spells them; of a key given twice, the last.
+        case "metadata": return .success(.object(Dictionary(snapshot.tags.map { ($0.key, .string($0.value)) }) { $1 }))
+        // Unavailable for a file without chapters; -1 before the first, as mpv's.
+        case "chapter":
+            return MediaMetadata.chapter(at: snapshot.position, in: snapshot.chapters).map { .success(.number(Double($0))) }
+                ?? .failure(.propertyUnavailable)
+        case "chapters": return .success(.number(Double(snapshot.chapters.count)))
+        case "chapter-list":
+            return .success(.array(snapshot.chapters.map { .object(["title": .string($0.title ?? ""), "time": .number($0.start)]) }))
         default: return .failure(.propertyNotFound)
         }
     }
@@ -250,6 +269,9 @@ public enum PlayerProperties {
         case "playlist-pos":
             guard let index = number(value), index == index.rounded(), abs(index) < 1e9 else { return .failure(.unsupportedFormat) }
             return .success(.playlistPosition(Int(index)))
+        case "chapter":
+            guard let index = number(value), index == index.rounded(), abs(index) < 1e9 else { return .failure(.unsupportedFormat) }
+            return .success(.chapter(Int(index)))
         case "speed":
             // mpv takes 0.01 to 100 and calls other values a wrong format; HPlayer keeps the pitch
             // over PlaybackSpeed.range only, and refuses the rest of mpv's range.

@@ -13,6 +13,8 @@ public enum InputCommand: Equatable, Sendable {
     /// The playlist's next entry, or the one before.
     case playlistNext
     case playlistPrevious
+    /// Seek by this many chapters (mpv's `add chapter N`).
+    case chapterStep(Int)
 }
 
 /// A key as the window or the terminal reports it.
@@ -20,6 +22,7 @@ public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down
     case escape, backspace, enter
+    case pageUp, pageDown
 }
 
 /// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
@@ -53,6 +56,8 @@ public enum KeyBindings {
         case .character("Q"): return .quitSavingPosition
         case .character(">"), .enter: return .playlistNext
         case .character("<"): return .playlistPrevious
+        case .pageUp: return .chapterStep(-1)
+        case .pageDown: return .chapterStep(1)
         default: return nil
         }
     }

@@ -4,7 +4,7 @@ import Logging
 
 /// The on-screen display: a progress bar with the played and the buffered part and, for network
 /// media, what the disk cache holds (a blue strip along its foot, as mpv marks its cache's
-/// ranges), position / duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
+/// ranges), the chapters' starts (ticks through it, as mpv's), position / duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
 /// two seconds of quiet; always shown while paused. And the subtitles, over the bottom of the
 /// picture, white with a black outline, sized to the window.
 ///
@@ -62,7 +62,8 @@ final class OnScreenDisplay {
         paused || now < visibleUntil || notice.map { now < $0.shownAt + Self.noticeLife } ?? false
     }
 
-    func draw(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus?, subtitle: String?, at now: Double) {
+    func draw(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus?, chapterMarks: [Double],
+              subtitle: String?, at now: Double) {
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
         let paused = status?.playbackState == .paused
         let showsProgress = (paused || now < visibleUntil) && status != nil
@@ -73,7 +74,7 @@ final class OnScreenDisplay {
             drawSubtitle(subtitle, on: renderer, window: window, bottom: bottom)
         }
         if showsProgress, let status {
-            drawProgress(on: renderer, window: window, status: status)
+            drawProgress(on: renderer, window: window, status: status, chapterMarks: chapterMarks)
         }
         if let status, status.loadState == .loading, status.playbackState == .playing || status.playbackState == .seeking {
             drawNotice("Buffering \(status.bufferingProgress)%", alpha: 255, on: renderer, window: window)
@@ -130,7 +131,7 @@ final class OnScreenDisplay {
         subtitleTextures = nil
     }
 
-    private func drawProgress(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus) {
+    private func drawProgress(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus, chapterMarks: [Double]) {
         let bar = WindowLayout.progressBar(window: window)
         let duration = status.duration ?? 0
         let played = duration > 0 ? min(1, status.position / duration) : 0
@@ -145,6 +146,9 @@ final class OnScreenDisplay {
             let strip = max(2, cached.height / 3)
             fill(LayoutRect(x: cached.x, y: cached.y + cached.height - strip, width: cached.width, height: strip),
                  on: renderer, red: 70, green: 140, blue: 230, alpha: 255)
+        }
+        for mark in WindowLayout.chapterMarks(chapterMarks, duration: duration, bar: bar) {
+            fill(mark, on: renderer, red: 255, green: 200, blue: 40, alpha: 255)
         }
         var text = TimeText.clock(status.position) + (status.duration.map { " / " + TimeText.clock($0) } ?? "")
         if status.playbackState == .paused { text = "Paused  " + text }

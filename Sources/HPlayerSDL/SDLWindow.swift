@@ -100,6 +100,8 @@ public final class SDLWindow: @unchecked Sendable {
     public func showNotice(_ text: String) { mailbox.post { $0.notices.append(text) } }
     /// The window's title from now on (each playlist entry's).
     public func setTitle(_ text: String) { mailbox.post { $0.title = text } }
+    /// The chapters' starts (seconds) marked on the progress bar from now on.
+    public func setChapterMarks(_ starts: [Double]) { mailbox.post { $0.chapterMarks = starts } }
     public func toggleFullscreen() { mailbox.post { $0.togglesFullscreen.toggle() } }
 
     /// Closes the window and joins its thread.
@@ -131,6 +133,7 @@ public final class SDLWindow: @unchecked Sendable {
             if requests.isClosing { break }
             let now = MonotonicClock.now()
             if let title = requests.title { screen.setTitle(title) }
+            if let marks = requests.chapterMarks { screen.setChapterMarks(marks) }
             if requests.togglesFullscreen { screen.toggleFullscreen() }
             if let video = requests.video { screen.show(video.format) }
             screen.setPlaying(requests.isRunning)
@@ -223,6 +226,8 @@ public final class SDLWindow: @unchecked Sendable {
         case SDLK_ESCAPE: return .escape
         case SDLK_BACKSPACE: return .backspace
         case SDLK_RETURN, SDLK_KP_ENTER: return .enter
+        case SDLK_PAGEUP: return .pageUp
+        case SDLK_PAGEDOWN: return .pageDown
         default:
             guard keysym.sym > 0, keysym.sym < 128, let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
             let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0

@@ -139,6 +139,18 @@ public enum WindowLayout {
         }
     }
 
+    /// A tick through the bar, taller than it, at each chapter's start within a medium of
+    /// `duration` seconds (none at 0, where the bar begins anyway).
+    public static func chapterMarks(_ starts: [Double], duration: Double, bar: LayoutRect) -> [LayoutRect] {
+        guard duration > 0, bar.width > 0 else { return [] }
+        let width = max(2, bar.height / 3)
+        return starts.compactMap { start in
+            guard start > 0, start < duration else { return nil }
+            let x = bar.x + Int((start / duration * Double(bar.width)).rounded()) - width / 2
+            return LayoutRect(x: x, y: bar.y - bar.height / 2, width: width, height: 2 * bar.height)
+        }
+    }
+
     /// The fraction of the media a point on the bar stands for, 0...1.
     public static func seekFraction(x: Int, bar: LayoutRect) -> Double {
         guard bar.width > 0 else { return 0 }

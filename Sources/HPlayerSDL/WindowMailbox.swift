@@ -10,6 +10,8 @@ final class WindowMailbox: @unchecked Sendable {
         var isRefreshRequested = false
         var notices: [String] = []
         var title: String?
+        /// The chapters' starts, to mark on the progress bar (each file's).
+        var chapterMarks: [Double]?
         var togglesFullscreen = false
         var isClosing = false
     }
@@ -45,6 +47,7 @@ final class WindowMailbox: @unchecked Sendable {
             let taken = requests
             requests.video = nil
             requests.title = nil
+            requests.chapterMarks = nil
             requests.togglesFullscreen = false
             requests.notices.removeAll(keepingCapacity: true)
             if let video = taken.video { renderer = video.renderer }

@@ -22,6 +22,7 @@ final class WindowScreen {
     private var needsDraw = false
     /// The OSD was showing at the last draw: one more draw clears it when it hides.
     private var osdWasShowing = false
+    private var chapterMarks: [Double] = []
     var isDraggingOnBar = false
 
     init(options: WindowOptions) {
@@ -100,6 +101,11 @@ final class WindowScreen {
         needsDraw = true
     }
 
+    func setChapterMarks(_ starts: [Double]) {
+        chapterMarks = starts
+        needsDraw = true
+    }
+
     /// The subtitle text over the picture; nil for none.
     func setSubtitle(_ text: String?) {
         guard text != subtitle else { return }
@@ -129,7 +135,7 @@ final class WindowScreen {
             var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
             SDL_RenderCopyEx(renderer, texture, nil, &target, Double(format.rotation), nil, SDL_FLIP_NONE)
         }
-        osd?.draw(on: renderer, window: size, status: status, subtitle: subtitle, at: now)
+        osd?.draw(on: renderer, window: size, status: status, chapterMarks: chapterMarks, subtitle: subtitle, at: now)
         SDL_RenderPresent(renderer)
     }
 

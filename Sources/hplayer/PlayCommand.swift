@@ -18,6 +18,7 @@ struct PlayCommand: AsyncParsableCommand {
             [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot, \
             # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
             m mute, 9/0 volume down/up, f fullscreen, > or Enter the next file, < the one before, \
+            PgUp/PgDn the previous/next chapter, \
             q or Esc quit, Q quit and remember the position (--resume starts there). \
             A click or drag on the progress bar seeks.
             Inputs may be files, URLs, folders (their media files, in natural order) and playlist files \
@@ -171,6 +172,7 @@ struct PlayCommand: AsyncParsableCommand {
         let playlist = Playlist(try makePlaylistQueue(), stop: session.stop(turn:))
         session.use(playlist)
         let runner = CommandRunner(frontEnd: session)
+        session.use(runner)
         let keys = KeyDispatch(bindings: loadInputConf().bindings, runner: runner, session: session)
         let commandLineEntries = playlist.count
 
@@ -228,7 +230,8 @@ struct PlayCommand: AsyncParsableCommand {
         var carried = (volume: volume ?? 100, isMuted: mute, speed: options.speed)
         while !session.isQuitting, let (entry, turn) = playlist.advance() {
             if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
-            window?.setTitle(title ?? Self.displayName(of: entry.url))
+            window?.setTitle(title ?? MediaMetadata.fileName(of: entry.url))
+            window?.setChapterMarks([])
             let player = Player(url: entry.url, options: options,
                                 audioOutput: audio.makeAudioOutput(paced: !untimed),
                                 videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
@@ -249,7 +252,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             var startAt = entry.id <= commandLineEntries ? start : nil
             if resume, startAt == nil, let saved = session.watchLater.takePosition(for: entry.url) { startAt = .seconds(saved) }
-            failure = await play(controller, startingAt: startAt, stats: stats)
+            failure = await play(controller, startingAt: startAt, stats: stats, window: window)
             carried = (player.volume, player.isMuted, player.speed)
             results.note(entry.id, failed: failure != nil)
             let reason = session.isQuitting ? "quit" : session.wasFileStopped ? "stop" : failure != nil ? "error" : "eof"
@@ -267,13 +270,9 @@ struct PlayCommand: AsyncParsableCommand {
         if let failure = session.positionNotSaved { throw CommandLineFailure.media(failure) }
     }
 
-    /// A window's title for `url`: its file name, as mpv's when the file has no title of its own.
-    static func displayName(of url: String) -> String {
-        url.split(separator: "/").last.map(String.init) ?? url
-    }
-
     /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
-    private func play(_ controller: PlayerController, startingAt start: StartPosition?, stats: StatsDirectory?) async -> MediaError? {
+    private func play(_ controller: PlayerController, startingAt start: StartPosition?, stats: StatsDirectory?,
+                      window: SDLWindow?) async -> MediaError? {
         let player = controller.player
         let events = player.events()
         if let start { controller.seek(to: start, mode: .exact) }  // an absolute position: exact, as mpv
@@ -288,9 +287,14 @@ struct PlayCommand: AsyncParsableCommand {
                 FFmpegLineGate.open()
                 if !common.quiet {
                     let files = player.subtitleTracks.compactMap { $0.description.path == nil ? nil : $0.description }
-                    print(TrackList.lines(for: info, playing: player.playingStreams, externalSubtitles: files,
-                                          shownSubtitle: player.subtitleTrack).joined(separator: "\n"))
+                    let lines = TrackList.lines(for: info, playing: player.playingStreams, externalSubtitles: files,
+                                                shownSubtitle: player.subtitleTrack)
+                        + MediaMetadata.lines(for: info.tags) + MediaMetadata.lines(for: info.chapters)
+                    print(lines.joined(separator: "\n"))
                 }
+                // mpv's title rule: the file's title tag, else its name.
+                if title == nil { window?.setTitle(MediaMetadata.mediaTitle(tags: info.tags, url: info.url)) }
+                window?.setChapterMarks(info.chapters.map(\.start))
                 statusTask = Task {
                     while !Task.isCancelled {
                         statusLine?.update(player.status)

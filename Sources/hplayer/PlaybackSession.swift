@@ -23,6 +23,7 @@ final class PlaybackSession: Sendable {
         var turn = 0
         var stoppedThrough = 0
         var playlist: Playlist?
+        var runner: CommandRunner?
     }
 
     private let state = Locked(State())
@@ -36,6 +37,11 @@ final class PlaybackSession: Sendable {
     /// What the keys for the next and previous file act on.
     func use(_ playlist: Playlist) {
         state.withLock { $0.playlist = playlist }
+    }
+
+    /// What the keys for chapters act through.
+    func use(_ runner: CommandRunner) {
+        state.withLock { $0.runner = runner }
     }
 
     /// The file of the playlist's turn `turn` is about to play; one stopped already is stopped at once.
@@ -68,6 +74,9 @@ final class PlaybackSession: Sendable {
         case .playlistNext, .playlistPrevious:
             let moved = playlist?.apply(command == .playlistNext ? .next(force: false) : .previous(force: false)) ?? false
             if !moved { show(command == .playlistNext ? "No next file" : "No previous file", in: window) }
+        case .chapterStep(let offset):
+            let runner = state.withLock { $0.runner }
+            if let notice = runner?.stepChapter(offset), !notice.isEmpty { show(notice, in: window) }
         case .player(let command):
             if let notice = controller?.perform(command) { show(notice, in: window) }
         }

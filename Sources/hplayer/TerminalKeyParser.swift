@@ -1,7 +1,7 @@
 import HPlayerSDL
 
 /// Keys from the bytes a terminal sends: plain characters, and the escape sequences of the
-/// arrow keys (`ESC [ A` in normal mode, `ESC O A` in application mode).
+/// arrow keys (`ESC [ A` in normal mode, `ESC O A` in application mode) and of Page Up and Down.
 enum TerminalKeyParser {
     /// The first key in `bytes` and how many bytes it took; nil while an escape sequence is
     /// incomplete. Other sequences (Delete, Ctrl-arrows, …) and bytes outside ASCII take their
@@ -22,7 +22,14 @@ enum TerminalKeyParser {
             guard let final = bytes.dropFirst(2).firstIndex(where: { (0x40...0x7E).contains($0) }) else {
                 return bytes.count > maximumSequenceLength ? (nil, bytes.count) : nil
             }
-            return (final == 2 ? arrow(bytes[2]) : nil, final + 1)
+            if final == 2 { return (arrow(bytes[2]), 3) }
+            // `ESC [ 5 ~` and `ESC [ 6 ~`: Page Up and Page Down.
+            let key: Key? = switch bytes[2..<final + 1] {
+            case [UInt8(ascii: "5"), UInt8(ascii: "~")]: .pageUp
+            case [UInt8(ascii: "6"), UInt8(ascii: "~")]: .pageDown
+            default: nil
+            }
+            return (key, final + 1)
         default:
             return (.escape, 1)
         }

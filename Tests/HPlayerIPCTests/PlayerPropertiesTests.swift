@@ -49,6 +49,30 @@ struct PlayerPropertiesTests {
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
     }
 
+    @Test("Tags and chapters read as mpv's: media-title from the title tag, else the file name; metadata every tag; chapter the one begun, -1 before the first, unavailable without chapters")
+    func tagsAndChapters() {
+        var snapshot = Self.snapshot
+        snapshot.path = "/media/Some Film.mkv"
+        #expect(PlayerProperties.value(of: "media-title", in: snapshot) == .success(.string("Some Film.mkv")))
+        #expect(PlayerProperties.value(of: "filename", in: snapshot) == .success(.string("Some Film.mkv")))
+        #expect(PlayerProperties.value(of: "chapter", in: snapshot) == .failure(.propertyUnavailable))
+        #expect(PlayerProperties.value(of: "chapters", in: snapshot) == .success(.number(0)))
+        #expect(PlayerProperties.value(of: "chapter-list", in: snapshot) == .success(.array([])))
+        snapshot.tags = [MetadataTag(key: "TITLE", value: "The Title"), MetadataTag(key: "encoder", value: "Lavf")]
+        snapshot.chapters = [Chapter(start: 1, end: 3, title: "One"), Chapter(start: 3, end: 6, title: nil)]
+        #expect(PlayerProperties.value(of: "media-title", in: snapshot) == .success(.string("The Title")))
+        #expect(PlayerProperties.value(of: "metadata", in: snapshot) == .success(.object(["TITLE": .string("The Title"), "encoder": .string("Lavf")])))
+        #expect(PlayerProperties.value(of: "chapter-list", in: snapshot) == .success(.array([
+            .object(["title": .string("One"), "time": .number(1)]), .object(["title": .string(""), "time": .number(3)]),
+        ])))
+        for (position, chapter) in [(0.5, -1.0), (1, 0), (2.99, 0), (3, 1), (10, 1)] {
+            snapshot.position = position
+            #expect(PlayerProperties.value(of: "chapter", in: snapshot) == .success(.number(chapter)), "at \(position)")
+        }
+        #expect(PlayerProperties.change(setting: "chapter", to: .number(1)) == .success(.chapter(1)))
+        #expect(PlayerProperties.change(setting: "chapter", to: .string("x")) == .failure(.unsupportedFormat))
+    }
+
     @Test func hlsBitrateAndVideoParamsAreUnavailableWithoutAVariantOrAPicture() {
         #expect(PlayerProperties.value(of: "hls-bitrate", in: Self.snapshot) == .failure(.propertyUnavailable))
         #expect(PlayerProperties.value(of: "video-params", in: Self.snapshot) == .failure(.propertyUnavailable))

@@ -22,6 +22,15 @@ import Testing
 }
 
 @Suite struct WindowLayoutTests {
+    @Test("Chapter marks: a tick through the bar at each chapter's start; none at 0 or past the end, none without a duration")
+    func chapterMarks() {
+        let bar = LayoutRect(x: 10, y: 100, width: 200, height: 6)
+        #expect(WindowLayout.chapterMarks([0, 25, 50, 100, 120], duration: 100, bar: bar) == [
+            LayoutRect(x: 59, y: 97, width: 2, height: 12), LayoutRect(x: 109, y: 97, width: 2, height: 12),
+        ])
+        #expect(WindowLayout.chapterMarks([25], duration: 0, bar: bar) == [])
+    }
+
     @Test("Window size", arguments: [
         // display, geometry, screen → window
         ((320, 240), nil, (1280, 720), (320, 240)),

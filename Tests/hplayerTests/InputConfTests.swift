@@ -9,7 +9,7 @@ import Testing
         ("a", Key?.some(.character("a"))), ("A", .character("A")), ("Shift+a", .character("A")), ("SPACE", .character(" ")),
         ("SHARP", .character("#")), ("ENTER", .enter), ("kp_enter", .enter), ("ESC", .escape), ("BS", .backspace),
         ("LEFT", .left), ("RIGHT", .right), ("UP", .up), ("DOWN", .down), (">", .character(">")),
-        ("Ctrl+a", nil), ("PGUP", nil), ("MBTN_LEFT", nil), ("F1", nil),
+        ("PGUP", .pageUp), ("PGDWN", .pageDown), ("Ctrl+a", nil), ("MBTN_LEFT", nil), ("F1", nil),
     ])
     func keyNames(name: String, key: Key?) {
         #expect(InputConf.key(named: name) == key)

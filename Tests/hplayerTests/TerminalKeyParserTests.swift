@@ -13,6 +13,8 @@ import Testing
         ([0x1B, 0x71], .escape, 1),  // Esc, then q typed after it
         ([0x7F], .backspace, 1),
         ([0x08], .backspace, 1),
+        ([0x1B, 0x5B, 0x35, 0x7E], .pageUp, 4),  // ESC [ 5 ~
+        ([0x1B, 0x5B, 0x36, 0x7E, 0x71], .pageDown, 4),
     ])
     func terminalKey(bytes: [UInt8], key: Key, length: Int) {
         let parsed = TerminalKeyParser.firstKey(in: bytes)

@@ -11,6 +11,9 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     public var streams: [StreamInfo]
     /// An HLS master playlist's variants, in its order, the one playing marked; nil otherwise.
     public var variants: [VariantInfo]? = nil
+    /// The file's tags, in its order.
+    public var tags: [MetadataTag] = []
+    public var chapters: [Chapter] = []
 }
 
 /// One variant of an HLS master playlist.

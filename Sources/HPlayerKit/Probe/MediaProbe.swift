@@ -23,8 +23,41 @@ public enum MediaProbe {
             startTime: container.startTime,
             bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
             streams: container.streams.enumerated().map { streamInfo($1, index: $0) },
-            variants: container.variants
+            variants: container.variants,
+            tags: tags(of: context),
+            chapters: chapters(of: context, startTime: container.startTime)
         )
+    }
+
+    /// The container's tags; where it has none of its own, an only audio stream's (an Ogg or
+    /// Opus file keeps them there, and mpv shows them as the file's).
+    static func tags(of context: UnsafeMutablePointer<AVFormatContext>) -> [MetadataTag] {
+        let own = tags(context.pointee.metadata)
+        guard own.isEmpty else { return own }
+        let streams = (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+        let audio = streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        return audio.count == 1 ? tags(audio[0].pointee.metadata) : []
+    }
+
+    static func tags(_ dictionary: OpaquePointer?) -> [MetadataTag] {
+        var tags: [MetadataTag] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            tags.append(MetadataTag(key: String(cString: next.pointee.key), value: String(cString: next.pointee.value)))
+            entry = next
+        }
+        return tags
+    }
+
+    /// In the player's time, which counts from the file's start.
+    static func chapters(of context: UnsafeMutablePointer<AVFormatContext>, startTime: Double) -> [Chapter] {
+        (0..<Int(context.pointee.nb_chapters)).compactMap { index in
+            guard let chapter = context.pointee.chapters[index] else { return nil }
+            let timeBase = chapter.pointee.time_base
+            return Chapter(start: Double(chapter.pointee.start) * timeBase.seconds - startTime,
+                           end: Double(chapter.pointee.end) * timeBase.seconds - startTime,
+                           title: metadata(chapter.pointee.metadata, "title"))
+        }
     }
 
     /// - Parameter index: the stream's place in its container's `streams`.

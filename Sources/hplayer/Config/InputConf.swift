@@ -53,6 +53,8 @@ struct InputConf: Equatable {
         case "RIGHT": return .right
         case "UP": return .up
         case "DOWN": return .down
+        case "PGUP": return .pageUp
+        case "PGDWN": return .pageDown
         default: break
         }
         var name = Substring(name)
