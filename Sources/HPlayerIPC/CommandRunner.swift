@@ -66,9 +66,24 @@ public final class CommandRunner: Sendable {
             return frontEnd.screenshot() ? .success(.some(.null)) : .failure(.commandFailed)
         case .observeProperty, .unobserveProperty:
             return .failure(.invalidParameter)
+        // mpv's idle-active: playback is over and the player waits (--idle); between two files
+        // the next one is already the playlist's.
+        case .getProperty("idle-active"):
+            return .success(.some(.bool(controller == nil && frontEnd.view.playing == nil)))
+        case .getProperty(let name) where controller == nil && name.hasPrefix("playlist"):
+            var snapshot = PropertySnapshot(isPaused: false, position: 0, duration: nil, volume: 100, isMuted: false, isLooping: false,
+                                            isEndReached: false, isPausedForCache: false, cacheDuration: 0, avsync: 0, droppedFrames: 0)
+            snapshot.playlist = frontEnd.view
+            return PlayerProperties.value(of: name, in: snapshot).map { .some($0) }
         case .getProperty(let name):
             guard let controller else { return .failure(.propertyUnavailable) }
             return PlayerProperties.value(of: name, in: snapshot(of: controller)).map { .some($0) }
+        // With no file playing (--idle), the playlist still takes where to play.
+        case .setProperty("playlist-pos", let value) where controller == nil:
+            guard case .success(.playlistPosition(let index)) = PlayerProperties.change(setting: "playlist-pos", to: value) else {
+                return .failure(.unsupportedFormat)
+            }
+            return frontEnd.apply(.play(index: index)) ? .success(.none) : .failure(.commandFailed)
         case .setProperty(let name, let value):
             guard let controller else { return .failure(.propertyUnavailable) }
             return PlayerProperties.change(setting: name, to: value).flatMap { change in

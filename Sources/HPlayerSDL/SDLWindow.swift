@@ -9,13 +9,23 @@ public struct WindowOptions: Sendable {
     public var geometry: WindowGeometry?
     public var isBorderless = false
     public var isFullscreen = false
+    /// mpv's --force-window: a window from the start, and for files without a picture.
+    public var isForced = false
 
-    public init(title: String, geometry: WindowGeometry? = nil, isBorderless: Bool = false, isFullscreen: Bool = false) {
+    public init(title: String, geometry: WindowGeometry? = nil, isBorderless: Bool = false, isFullscreen: Bool = false,
+                isForced: Bool = false) {
         self.title = title
         self.geometry = geometry
         self.isBorderless = isBorderless
         self.isFullscreen = isFullscreen
+        self.isForced = isForced
     }
+}
+
+/// What the window shows of a file that plays no video.
+enum StillPicture {
+    case cover(Frame)
+    case noPicture
 }
 
 /// The desktop window, on a thread of its own that owns every SDL video object. It makes the
@@ -100,6 +110,9 @@ public final class SDLWindow: @unchecked Sendable {
     public func showNotice(_ text: String) { mailbox.post { $0.notices.append(text) } }
     /// The window's title from now on (each playlist entry's).
     public func setTitle(_ text: String) { mailbox.post { $0.title = text } }
+    /// A file plays no video: the window shows `cover`, its attached picture; without one, the
+    /// window closes (it stays, black, with --force-window).
+    public func showNoVideo(cover: Frame?) { mailbox.post { $0.stillPicture = cover.map(StillPicture.cover) ?? StillPicture.noPicture } }
     /// The chapters' starts (seconds) marked on the progress bar from now on.
     public func setChapterMarks(_ starts: [Double]) { mailbox.post { $0.chapterMarks = starts } }
     public func toggleFullscreen() { mailbox.post { $0.togglesFullscreen.toggle() } }
@@ -126,6 +139,7 @@ public final class SDLWindow: @unchecked Sendable {
         wakeEventType.withLock { $0 = SDL_RegisterEvents(1) }
         ready(nil)
         let screen = WindowScreen(options: options)
+        if options.isForced { screen.openEmpty() }
         var event = SDL_Event()
         var pictureSize: PictureSize?
         while true {
@@ -135,6 +149,11 @@ public final class SDLWindow: @unchecked Sendable {
             if let title = requests.title { screen.setTitle(title) }
             if let marks = requests.chapterMarks { screen.setChapterMarks(marks) }
             if requests.togglesFullscreen { screen.toggleFullscreen() }
+            switch requests.stillPicture {
+            case .cover(let picture)?: screen.showStill(picture)
+            case .noPicture?: screen.showNoPicture(keepsWindow: options.isForced)
+            case nil: break
+            }
             if let video = requests.video { screen.show(video.format) }
             screen.setPlaying(requests.isRunning)
             for notice in requests.notices { screen.osd?.show(notice, at: now) }

@@ -12,6 +12,8 @@ final class WindowMailbox: @unchecked Sendable {
         var title: String?
         /// The chapters' starts, to mark on the progress bar (each file's).
         var chapterMarks: [Double]?
+        /// What the window shows of a file that plays no video: its cover, or nothing.
+        var stillPicture: StillPicture?
         var togglesFullscreen = false
         var isClosing = false
     }
@@ -48,6 +50,7 @@ final class WindowMailbox: @unchecked Sendable {
             requests.video = nil
             requests.title = nil
             requests.chapterMarks = nil
+            requests.stillPicture = nil
             requests.togglesFullscreen = false
             requests.notices.removeAll(keepingCapacity: true)
             if let video = taken.video { renderer = video.renderer }

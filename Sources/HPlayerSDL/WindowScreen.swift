@@ -23,6 +23,10 @@ final class WindowScreen {
     /// The OSD was showing at the last draw: one more draw clears it when it hides.
     private var osdWasShowing = false
     private var chapterMarks: [Double] = []
+    /// A still picture (cover art) to put in the texture at the next draw, once the window shows.
+    private var pendingStill: Frame?
+    /// Hidden by `showNoPicture`: shown again when a picture comes.
+    private var isHiddenForNoPicture = false
     var isDraggingOnBar = false
 
     init(options: WindowOptions) {
@@ -33,14 +37,51 @@ final class WindowScreen {
         SDL_SetYUVConversionMode(SDL_YUV_CONVERSION_AUTOMATIC)  // BT.601 for SD, BT.709 for HD
     }
 
-    /// A video opens: makes the window at the picture's size (or as the geometry says).
+    /// A video opens: makes the window at the picture's size (or as the geometry says), or
+    /// shows it again.
     func show(_ format: VideoFormat) {
         self.format = format
         needsDraw = true
+        guard window == nil else {
+            if isHiddenForNoPicture, let window { SDL_ShowWindow(window) }
+            isHiddenForNoPicture = false
+            return
+        }
+        openWindow(display: format.displaySize)
+    }
+
+    /// mpv's --force-window: a window before any picture, at mpv's 640x480 (or as the geometry says).
+    func openEmpty() {
         guard window == nil else { return }
+        openWindow(display: (640, 480))
+        needsDraw = true
+    }
+
+    /// A still picture (an audio file's cover) in place of a video.
+    func showStill(_ picture: Frame) {
+        show(VideoFormat(width: picture.width, height: picture.height))
+        pendingStill = picture
+    }
+
+    /// A file without a picture plays: the last one goes; the window too, unless `keepsWindow`
+    /// (--force-window), as mpv closes its video output.
+    func showNoPicture(keepsWindow: Bool) {
+        format = nil
+        pendingStill = nil
+        if let texture { SDL_DestroyTexture(texture) }
+        texture = nil
+        textureKey = nil
+        shownMediaPts = nil
+        needsDraw = true
+        guard !keepsWindow, let window, !isHiddenForNoPicture else { return }
+        SDL_HideWindow(window)
+        isHiddenForNoPicture = true
+    }
+
+    private func openWindow(display: (width: Int, height: Int)) {
         var bounds = SDL_Rect()
         let screen = SDL_GetDisplayUsableBounds(0, &bounds) == 0 ? (Int(bounds.w), Int(bounds.h)) : nil
-        let size = WindowLayout.windowSize(display: format.displaySize, geometry: options.geometry, screen: screen)
+        let size = WindowLayout.windowSize(display: display, geometry: options.geometry, screen: screen)
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
         if options.isBorderless { flags |= SDL_WINDOW_BORDERLESS.rawValue }
         if options.isFullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
@@ -120,6 +161,10 @@ final class WindowScreen {
     /// Draws the picture and the OSD when something changed.
     func drawIfNeeded(status: PlayerStatus?, at now: Double) {
         guard isVisible, let renderer else { return }
+        if let still = pendingStill {
+            pendingStill = nil
+            upload(still)
+        }
         let osdShowing = osd?.isShowing(at: now, paused: status?.playbackState == .paused) ?? false
         guard needsDraw || osdShowing || osdWasShowing else { return }
         needsDraw = false

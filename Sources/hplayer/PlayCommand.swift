@@ -72,6 +72,10 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Window size and place, as mpv: WxH, +X+Y or WxH+X+Y.") var geometry: String?
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
     @Flag(help: "Start in fullscreen.") var fullscreen = false
+    @Flag(name: .customLong("force-window"), help: "Open the window before the first file, and keep it for files without a picture (black, with the progress bar).")
+    var forceWindow = false
+    @Flag(help: "With no file to play, and at the end of the playlist, wait for the IPC's loadfile rather than exit (as mpv's --idle).")
+    var idle = false
     @Option(help: "The window title (the file name when not given).") var title: String?
     @Option(name: .customLong("record-file"), help: "Record the first file as it plays, from where playback starts until quit, its packets copied as they are (no re-encoding), to this .mp4, .mov, .mkv or .ts file (as mpv's --stream-record).")
     var recordFile: String?
@@ -98,7 +102,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
         }
-        if inputs.isEmpty, playlistFile == nil { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
+        if inputs.isEmpty, playlistFile == nil, !idle { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
         if let playlistStart, playlistStart < 0 {
             throw CommandLineFailure.usage(input: "--playlist-start", reason: "expected an entry from 0, got \(playlistStart)")
         }
@@ -128,11 +132,11 @@ struct PlayCommand: AsyncParsableCommand {
         if let playlistFile {
             do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile) } catch { problems.append(error) }
         }
-        if urls.isEmpty, problems.count <= 1 {
+        if urls.isEmpty, problems.count <= 1, !(idle && problems.isEmpty) {
             throw CommandLineFailure.media(problems.first ?? MediaError(input: playlistFile ?? inputs.joined(separator: " "), reason: "no file to play"))
         }
         for problem in problems { StatusLine.notice("error: \(problem.input): \(problem.reason)") }
-        guard !urls.isEmpty else { throw ExitCode(2) }
+        guard !urls.isEmpty || idle else { throw ExitCode(2) }
         var queue = PlaylistQueue(urls, passes: loopPlaylist?.passes ?? .count(1), start: playlistStart ?? 0)
         if shuffle {
             var generator = SystemRandomNumberGenerator()
@@ -186,7 +190,7 @@ struct PlayCommand: AsyncParsableCommand {
         if !noVideo, (videoOutput ?? .sdl) == .sdl {
             let windowOptions = WindowOptions(title: title ?? "",
                                               geometry: geometry.flatMap(WindowGeometry.init), isBorderless: noBorder,
-                                              isFullscreen: fullscreen)
+                                              isFullscreen: fullscreen, isForced: forceWindow)
             do {
                 window = try SDLWindow(options: windowOptions, onKey: keys.press, onCommand: session.handle, status: session.status)
             } catch {
@@ -228,7 +232,7 @@ struct PlayCommand: AsyncParsableCommand {
         var results = PlaylistResults()
         // What the person set goes on from file to file, as mpv's: the volume, muting, the speed.
         var carried = (volume: volume ?? 100, isMuted: mute, speed: options.speed)
-        while !session.isQuitting, let (entry, turn) = playlist.advance() {
+        while !session.isQuitting, let (entry, turn) = await next(in: playlist, session: session, window: window) {
             if let failure { StatusLine.notice("error: \(failure.input): \(failure.reason)") }
             window?.setTitle(title ?? MediaMetadata.fileName(of: entry.url))
             window?.setChapterMarks([])
@@ -270,6 +274,26 @@ struct PlayCommand: AsyncParsableCommand {
         if let failure = session.positionNotSaved { throw CommandLineFailure.media(failure) }
     }
 
+    /// The next entry and its turn; nil when playback is over. With --idle, playback is over only
+    /// at a quit: at the end of the list, it waits for a command to say what to play.
+    private func next(in playlist: Playlist, session: PlaybackSession, window: SDLWindow?) async -> (PlaylistQueue.Entry, Int)? {
+        if let next = playlist.advance() { return next }
+        guard idle, !session.isQuitting else { return nil }
+        window?.showNoVideo(cover: nil)
+        return await playlist.nextWhenOver { session.isQuitting }
+    }
+
+    /// The picture an audio file carries, for the window; nil without one, or when it cannot be
+    /// read (said at debug level: the sound plays on).
+    private func cover(of url: String) -> Frame? {
+        do {
+            return try CoverArt.picture(of: url)
+        } catch {
+            Log.command.debug("\(error.input): \(error.reason)")
+            return nil
+        }
+    }
+
     /// Plays one file to its end, its error, or until it is stopped; returns the error, if any.
     private func play(_ controller: PlayerController, startingAt start: StartPosition?, stats: StatsDirectory?,
                       window: SDLWindow?) async -> MediaError? {
@@ -295,6 +319,9 @@ struct PlayCommand: AsyncParsableCommand {
                 // mpv's title rule: the file's title tag, else its name.
                 if title == nil { window?.setTitle(MediaMetadata.mediaTitle(tags: info.tags, url: info.url)) }
                 window?.setChapterMarks(info.chapters.map(\.start))
+                if let window, !info.streams.contains(where: { $0.type == .video && player.playingStreams.contains($0.index) }) {
+                    window.showNoVideo(cover: cover(of: info.url))
+                }
                 statusTask = Task {
                     while !Task.isCancelled {
                         statusLine?.update(player.status)

@@ -104,11 +104,12 @@ final class PlaybackSession: Sendable {
 
     /// Ends the file playing (its events end) and the playlist with it.
     @Sendable func quit(_ code: Int32) {
-        let controller = state.withLock { state -> PlayerControlling? in
+        let (controller, playlist) = state.withLock { state -> (PlayerControlling?, Playlist?) in
             state.quitCode = state.quitCode ?? code
-            return state.controller
+            return (state.controller, state.playlist)
         }
         controller?.player.close()
+        playlist?.wake()  // where --idle waits
     }
 
     /// A playlist command sent playback elsewhere while turn `turn` played: that file stops,

@@ -9,11 +9,29 @@ import Logging
 final class Playlist: IPCPlaylist {
     private let queue: Locked<PlaylistQueue>
     private let stop: @Sendable (_ turn: Int) -> Void
+    /// A signal for `nextWhenOver`: a command changed the list, or playback is ending.
+    private let changes: AsyncStream<Void>
+    private let changed: AsyncStream<Void>.Continuation
 
     init(_ queue: PlaylistQueue, stop: @escaping @Sendable (_ turn: Int) -> Void) {
         self.queue = Locked(queue)
         self.stop = stop
+        (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
+
+    /// With --idle, once playback is over: waits for a command to say what to play next (its
+    /// entry and turn), or for `isQuitting` (nil).
+    func nextWhenOver(isQuitting: @Sendable () -> Bool) async -> (entry: PlaylistQueue.Entry, turn: Int)? {
+        // A signal left from before is harmless: the list is looked at again, and nothing plays.
+        for await _ in changes {
+            if isQuitting() { return nil }
+            if let next = advance() { return next }
+        }
+        return nil
+    }
+
+    /// Rouses `nextWhenOver` to look again.
+    func wake() { changed.yield() }
 
     /// The next entry to play, and its turn; nil when playback is over.
     func advance() -> (entry: PlaylistQueue.Entry, turn: Int)? {
@@ -25,9 +43,10 @@ final class Playlist: IPCPlaylist {
 
     func load(_ url: String, mode: IPCCommand.LoadMode) -> Int {
         let (id, turn) = queue.withLock { queue -> (Int, Int?) in
-            mode == .replace ? (queue.replace(with: [url]) ?? 0, queue.turn) : (queue.append(url), nil)
+            mode == .replace ? (queue.replace(with: [url]) ?? 0, queue.turn) : (queue.append(url, startsWhenOver: mode == .appendPlay), nil)
         }
         if let turn { stop(turn) }
+        wake()
         return id
     }
 
@@ -41,10 +60,13 @@ final class Playlist: IPCPlaylist {
         }
         guard !urls.isEmpty else { return nil }
         let (firstID, turn) = queue.withLock { queue -> (Int, Int?) in
-            guard mode == .replace else { return (urls.map { queue.append($0) }[0], nil) }
+            guard mode == .replace else {
+                return (urls.indices.map { queue.append(urls[$0], startsWhenOver: $0 == 0 && mode == .appendPlay) }[0], nil)
+            }
             return (queue.replace(with: urls) ?? 0, queue.turn)
         }
         if let turn { stop(turn) }
+        wake()
         return (firstID, urls.count)
     }
 
@@ -72,6 +94,7 @@ final class Playlist: IPCPlaylist {
             }
         }
         if stopsPlaying { stop(turn) }
+        wake()
         return done
     }
 

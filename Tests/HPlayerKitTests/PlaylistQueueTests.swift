@@ -14,6 +14,7 @@ import Testing
         case move(Int, Int, Bool)
         case clear
         case append(String)
+        case appendPlay(String)
         case replace([String])
         case entries([String])
         case playing(Int?)
@@ -34,6 +35,7 @@ import Testing
             case .move(let from, let to, let done): #expect(queue.move(from: from, to: to) == done, "step \(index)")
             case .clear: queue.clear()
             case .append(let url): queue.append(url)
+            case .appendPlay(let url): queue.append(url, startsWhenOver: true)
             case .replace(let urls): _ = queue.replace(with: urls)
             case .entries(let urls): #expect(queue.entries.map(\.url) == urls, "step \(index)")
             case .playing(let playing): #expect(queue.playing == playing, "step \(index)")
@@ -157,6 +159,18 @@ import Testing
         ])
         var replaced = PlaylistQueue(["a", "b"])
         Self.run(&replaced, [.advance("a"), .replace(["x", "y"]), .advance("x"), .append("z"), .advance("y"), .advance("z"), .advance(nil)])
+    }
+
+    @Test("Once playback is over (mpv's idle): nothing plays again until a command says where; append waits, append-play plays the entry it adds, loadfile replace and playlist-pos play")
+    func overUntilACommand() {
+        var empty = PlaylistQueue([])
+        Self.run(&empty, [.advance(nil), .append("a"), .advance(nil), .appendPlay("b"), .advance("b"), .advance(nil), .advance(nil)])
+        #expect(empty.isOver)
+        var ended = PlaylistQueue(["a", "b"])
+        Self.run(&ended, [.advance("a"), .advance("b"), .advance(nil), .advance(nil), .play(0), .advance("a"), .appendPlay("c"),
+                          .advance("b"), .advance("c"), .advance(nil), .replace(["x"]), .advance("x"), .advance(nil)])
+        var stopped = PlaylistQueue(["a", "b"])
+        Self.run(&stopped, [.advance("a"), .next(force: true, true), .advance("b"), .next(force: true, true), .advance(nil), .advance(nil)])
     }
 
     @Test("Entry ids are given once: a replaced list's entries get new ones")

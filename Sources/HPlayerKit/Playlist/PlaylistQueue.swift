@@ -28,6 +28,9 @@ public struct PlaylistQueue: Equatable, Sendable {
     private var passesLeft: Passes
     private var lastID = 0
     private var hasStarted = false
+    /// Playback came to the end of the list (or was stopped): only a command that says where to
+    /// play starts it again (mpv's idle, with --idle).
+    public private(set) var isOver = false
 
     public init(_ urls: [String] = [], passes: Passes = .count(1), start: Int = 0) {
         passesLeft = passes
@@ -40,6 +43,7 @@ public struct PlaylistQueue: Equatable, Sendable {
     /// The entry to play now that the one playing ended or stopped, as the next turn; nil when
     /// playback is over.
     public mutating func advance() -> Entry? {
+        if isOver, pending == nil { return nil }
         var next: Int
         if let pending {
             next = pending
@@ -61,8 +65,10 @@ public struct PlaylistQueue: Equatable, Sendable {
         hasStarted = true
         guard next < entries.count else {
             playing = nil
+            isOver = true
             return nil
         }
+        isOver = false
         playing = next
         turn += 1
         return entries[next]
@@ -101,11 +107,13 @@ public struct PlaylistQueue: Equatable, Sendable {
         pending = entries.indices.contains(index) ? index : entries.count
     }
 
-    /// Adds `url` at the end; its id.
+    /// Adds `url` at the end; its id. `startsWhenOver`: mpv's append-play, which plays it when
+    /// playback is over.
     @discardableResult
-    public mutating func append(_ url: String) -> Int {
+    public mutating func append(_ url: String, startsWhenOver: Bool = false) -> Int {
         lastID += 1
         entries.append(Entry(id: lastID, url: url))
+        if startsWhenOver, isOver, pending == nil { pending = entries.count - 1 }
         return lastID
     }
 

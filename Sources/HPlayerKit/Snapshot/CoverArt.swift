@@ -1,0 +1,42 @@
+import CFFmpeg
+
+/// The picture an audio file carries (an ID3 APIC frame, an MP4 covr atom, a FLAC or Matroska
+/// picture): FFmpeg gives it as a video stream of one packet, marked attached picture, which the
+/// player does not play as video. The window shows it instead, as mpv does.
+public enum CoverArt {
+    /// The file's first attached picture in BGRA (the window's texture format) at its display
+    /// size; nil when it has none.
+    public static func picture(of url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> Frame? {
+        let container = InputContainer(url: url, network: network, opensRenditions: false)
+        try container.open(fullAnalysis: false)
+        defer { container.close() }
+        guard let stream = container.streams.first(where: { $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }) else {
+            return nil
+        }
+        let decoder: SoftwareDecoder
+        do {
+            decoder = try SoftwareDecoder(stream: stream)
+        } catch {
+            throw MediaError(input: url, reason: "cover picture (\(error.reason))")
+        }
+        let packet = Packet()
+        guard av_packet_ref(packet.avPacket, &stream.pointee.attached_pic) >= 0 else { return nil }
+        let decoded = Frame()
+        _ = decoder.send(packet.avPacket)
+        _ = decoder.send(nil)
+        guard decoder.receive(into: decoded.avFrame) == .ok else {
+            throw MediaError(input: url, reason: "cover picture: cannot be decoded")
+        }
+        let format = VideoFormat(stream: stream)
+        let size = VideoFormat(width: decoded.width, height: decoded.height, sampleAspectRatio: format.sampleAspectRatio).displaySize
+        do {
+            let scaler = try ScaleContext(like: decoded.avFrame, width: Int32(size.width), height: Int32(size.height),
+                                          format: AV_PIX_FMT_BGRA, flags: UprightPicture.scaleFlags)
+            let picture = Frame()
+            try scaler.scale(decoded.avFrame, into: picture)
+            return picture
+        } catch {
+            throw MediaError(input: url, reason: "cover picture: \(error)")
+        }
+    }
+}
