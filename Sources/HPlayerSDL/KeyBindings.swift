@@ -19,10 +19,35 @@ public enum InputCommand: Equatable, Sendable {
 
 /// A key as the window or the terminal reports it.
 public enum Key: Hashable, Sendable {
+    /// What the key typed, shift and layout included ("#", "A").
     case character(Character)
     case left, right, up, down
     case escape, backspace, enter
     case pageUp, pageDown
+    /// F1 to F12.
+    case function(Int)
+    case mouse(MouseInput)
+    /// A key with Ctrl, Alt or Meta held, or Shift with a key that types nothing (mpv's
+    /// Ctrl+a, Alt+LEFT, Shift+PGUP).
+    indirect case modified(KeyModifiers, Key)
+}
+
+/// The mouse's buttons and wheel, by mpv's names.
+public enum MouseInput: String, CaseIterable, Hashable, Sendable {
+    case left = "MBTN_LEFT", right = "MBTN_RIGHT", middle = "MBTN_MID", back = "MBTN_BACK", forward = "MBTN_FORWARD"
+    case leftDouble = "MBTN_LEFT_DBL"
+    case wheelUp = "WHEEL_UP", wheelDown = "WHEEL_DOWN", wheelLeft = "WHEEL_LEFT", wheelRight = "WHEEL_RIGHT"
+}
+
+/// The modifier keys held with a key.
+public struct KeyModifiers: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let shift = KeyModifiers(rawValue: 1)
+    public static let ctrl = KeyModifiers(rawValue: 2)
+    public static let alt = KeyModifiers(rawValue: 4)
+    public static let meta = KeyModifiers(rawValue: 8)
 }
 
 /// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
@@ -58,6 +83,10 @@ public enum KeyBindings {
         case .character("<"): return .playlistPrevious
         case .pageUp: return .chapterStep(-1)
         case .pageDown: return .chapterStep(1)
+        case .mouse(.wheelUp): return .player(.seek(by: 10))
+        case .mouse(.wheelDown): return .player(.seek(by: -10))
+        case .mouse(.leftDouble): return .toggleFullscreen
+        case .mouse(.right): return .player(.togglePause)
         default: return nil
         }
     }

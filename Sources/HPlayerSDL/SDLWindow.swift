@@ -213,6 +213,11 @@ public final class SDLWindow: @unchecked Sendable {
         case SDL_KEYDOWN:
             screen.osd?.poke(at: now)
             if let key = Self.key(from: event.key.keysym) { onKey(key) }
+        case SDL_TEXTINPUT:
+            // What a key types, as the keyboard's layout makes it: "#" is Shift+3 on one, AltGr+3 on another.
+            var text = event.text.text
+            let typed = withUnsafeBytes(of: &text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            for character in typed { onKey(.character(character)) }
         case SDL_MOUSEMOTION:
             screen.osd?.poke(at: now)
             if screen.isDraggingOnBar, let fraction = screen.barFraction(x: Int(event.motion.x), y: nil) {
@@ -223,8 +228,16 @@ public final class SDLWindow: @unchecked Sendable {
             if let fraction = screen.barFraction(x: Int(event.button.x), y: Int(event.button.y)) {
                 screen.isDraggingOnBar = true
                 onCommand(.player(.seekToFraction(fraction)))
-            } else if event.button.clicks == 2 {
-                screen.toggleFullscreen()
+            } else {
+                onKey(.mouse(event.button.clicks == 2 ? .leftDouble : .left))
+            }
+        case SDL_MOUSEBUTTONDOWN:
+            screen.osd?.poke(at: now)
+            if let button = Self.mouseInput(button: Int32(event.button.button)) { onKey(button) }
+        case SDL_MOUSEWHEEL:
+            screen.osd?.poke(at: now)
+            for key in Self.wheelKeys(x: event.wheel.x, y: event.wheel.y, flipped: event.wheel.direction == SDL_MOUSEWHEEL_FLIPPED.rawValue) {
+                onKey(key)
             }
         case SDL_MOUSEBUTTONUP:
             screen.isDraggingOnBar = false
@@ -235,33 +248,63 @@ public final class SDLWindow: @unchecked Sendable {
         }
     }
 
-    /// The key pressed, as the bindings name it; letters with shift are upper case.
+    /// The key pressed, as the bindings name it, for keys that type nothing (arrows, F1, …) and
+    /// for any key with Ctrl, Alt or Meta (Ctrl+a, as mpv names it); the keys that type a
+    /// character come as text input instead.
     static func key(from keysym: SDL_Keysym) -> Key? {
+        let modifiers = Self.modifiers(keysym.mod)
+        let key: Key
         switch SDL_KeyCode(UInt32(bitPattern: keysym.sym)) {
-        case SDLK_LEFT: return .left
-        case SDLK_RIGHT: return .right
-        case SDLK_UP: return .up
-        case SDLK_DOWN: return .down
-        case SDLK_ESCAPE: return .escape
-        case SDLK_BACKSPACE: return .backspace
-        case SDLK_RETURN, SDLK_KP_ENTER: return .enter
-        case SDLK_PAGEUP: return .pageUp
-        case SDLK_PAGEDOWN: return .pageDown
+        case SDLK_LEFT: key = .left
+        case SDLK_RIGHT: key = .right
+        case SDLK_UP: key = .up
+        case SDLK_DOWN: key = .down
+        case SDLK_ESCAPE: key = .escape
+        case SDLK_BACKSPACE: key = .backspace
+        case SDLK_RETURN, SDLK_KP_ENTER: key = .enter
+        case SDLK_PAGEUP: key = .pageUp
+        case SDLK_PAGEDOWN: key = .pageDown
+        case let code where (SDLK_F1.rawValue...SDLK_F12.rawValue).contains(code.rawValue):
+            key = .function(Int(code.rawValue - SDLK_F1.rawValue) + 1)
         default:
-            guard keysym.sym > 0, keysym.sym < 128, let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
-            let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            // A character with Ctrl, Alt or Meta types no text: named by its unshifted key, as mpv names Ctrl+a.
+            guard !modifiers.subtracting(.shift).isEmpty, keysym.sym > 32, keysym.sym < 127,
+                  let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
+            // Shift with a letter is its capital, as mpv writes Ctrl+A.
             let character = Character(scalar)
-            guard shifted else { return .character(character) }
-            // Key codes name the unshifted key; the brackets' shifted forms are the braces, the
-            // period's and the comma's the angle brackets (US layout).
-            switch character {
-            case "[": return .character("{")
-            case "]": return .character("}")
-            case ".": return .character(">")
-            case ",": return .character("<")
-            default: return .character(Character(character.uppercased()))
-            }
+            guard modifiers.contains(.shift), character.isLetter else { return .modified(modifiers, .character(character)) }
+            return .modified(modifiers.subtracting(.shift), .character(Character(character.uppercased())))
         }
+        return modifiers.isEmpty ? key : .modified(modifiers, key)
+    }
+
+    private static func modifiers(_ mod: UInt16) -> KeyModifiers {
+        var modifiers: KeyModifiers = []
+        if mod & UInt16(KMOD_SHIFT.rawValue) != 0 { modifiers.insert(.shift) }
+        if mod & UInt16(KMOD_CTRL.rawValue) != 0 { modifiers.insert(.ctrl) }
+        if mod & UInt16(KMOD_ALT.rawValue) != 0 { modifiers.insert(.alt) }
+        if mod & UInt16(KMOD_GUI.rawValue) != 0 { modifiers.insert(.meta) }
+        return modifiers
+    }
+
+    /// The mouse's other buttons (left is the window's own: the bar, a double click).
+    static func mouseInput(button: Int32) -> Key? {
+        switch button {
+        case SDL_BUTTON_RIGHT: .mouse(.right)
+        case SDL_BUTTON_MIDDLE: .mouse(.middle)
+        case SDL_BUTTON_X1: .mouse(.back)
+        case SDL_BUTTON_X2: .mouse(.forward)
+        default: nil
+        }
+    }
+
+    /// A turn of the wheel: one key per axis it moved on; `flipped`, the system's natural scrolling.
+    static func wheelKeys(x: Int32, y: Int32, flipped: Bool) -> [Key] {
+        let sign: Int32 = flipped ? -1 : 1
+        var keys: [Key] = []
+        if y * sign > 0 { keys.append(.mouse(.wheelUp)) } else if y * sign < 0 { keys.append(.mouse(.wheelDown)) }
+        if x * sign > 0 { keys.append(.mouse(.wheelRight)) } else if x * sign < 0 { keys.append(.mouse(.wheelLeft)) }
+        return keys
     }
 
     /// What the window says when the picture changes size under an HLS stream (a variant

@@ -29,7 +29,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Argument(help: "Files, URLs, folders or playlist files.") var inputs: [String] = []
     @Option(name: .customLong("playlist"), help: "Play the files this playlist file names (any format, a path or URL a line at least).")
     var playlistFile: String?
-    @Flag(help: "Play the playlist in random order.") var shuffle = false
+    @Flag(inversion: .prefixedNo, help: "Play the playlist in random order.") var shuffle = false
     @Option(name: .customLong("loop-playlist"), help: "Play the playlist N times, or forever with inf (alone: inf); no: once.")
     var loopPlaylist: PlaylistPasses?
     @Option(name: .customLong("playlist-start"), help: "Start with this entry of the playlist, numbered from 0.")
@@ -49,8 +49,8 @@ struct PlayCommand: AsyncParsableCommand {
     var audioOutput: OutputChoice?
 
     @Option(help: "Start here: seconds, [[hh:]mm:]ss or a percentage (25%).") var start: StartPosition?
-    @Flag(help: "Start where Q (or q with --save-position-on-quit) left this file.") var resume = false
-    @Flag(name: .customLong("save-position-on-quit"), help: "q remembers the position too, as Q does.") var savePositionOnQuit = false
+    @Flag(inversion: .prefixedNo, help: "Start where Q (or q with --save-position-on-quit) left this file.") var resume = false
+    @Flag(name: .customLong("save-position-on-quit"), inversion: .prefixedNo, help: "q remembers the position too, as Q does.") var savePositionOnQuit = false
     @Flag(name: .customLong("no-video"), help: "Play the sound only; the picture is not even decoded.") var noVideo = false
     @Flag(name: .customLong("no-audio"), help: "Play the picture only; the sound is not even decoded.") var noAudio = false
     @Option(help: "The video track to play, numbered from 1 (as mpv's --vid).") var vid: Int?
@@ -59,22 +59,22 @@ struct PlayCommand: AsyncParsableCommand {
     var sid: SubtitleChoice = .auto
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
     var subtitleFiles: [String] = []
-    @Flag(help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
+    @Flag(inversion: .prefixedNo, help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
-    @Flag(name: .customLong("exact-seek"), help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
-    @Flag(help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
+    @Flag(name: .customLong("exact-seek"), inversion: .prefixedNo, help: "Seek to the exact time, not the key frame before it.") var exactSeek = false
+    @Flag(inversion: .prefixedNo, help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
     @Option(help: "The volume to start at, 0 to 100 (the default).") var volume: Int?
-    @Flag(help: "Start muted.") var mute = false
+    @Flag(inversion: .prefixedNo, help: "Start muted.") var mute = false
     @Option(name: .customLong("screenshot-dir"), help: "Where s writes its PNGs (the current folder when not given).") var screenshotDirectory = ""
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
     @Option(help: "Window size and place, as mpv: WxH, +X+Y or WxH+X+Y.") var geometry: String?
     @Flag(name: .customLong("no-border"), help: "A window without decorations.") var noBorder = false
-    @Flag(help: "Start in fullscreen.") var fullscreen = false
-    @Flag(name: .customLong("force-window"), help: "Open the window before the first file, and keep it for files without a picture (black, with the progress bar).")
+    @Flag(inversion: .prefixedNo, help: "Start in fullscreen.") var fullscreen = false
+    @Flag(name: .customLong("force-window"), inversion: .prefixedNo, help: "Open the window before the first file, and keep it for files without a picture (black, with the progress bar).")
     var forceWindow = false
-    @Flag(help: "With no file to play, and at the end of the playlist, wait for the IPC's loadfile rather than exit (as mpv's --idle).")
+    @Flag(inversion: .prefixedNo, help: "With no file to play, and at the end of the playlist, wait for the IPC's loadfile rather than exit (as mpv's --idle).")
     var idle = false
     @Option(help: "The window title (the file name when not given).") var title: String?
     @Option(name: .customLong("record-file"), help: "Record the first file as it plays, from where playback starts until quit, its packets copied as they are (no re-encoding), to this .mp4, .mov, .mkv or .ts file (as mpv's --stream-record).")
@@ -127,10 +127,10 @@ struct PlayCommand: AsyncParsableCommand {
     /// The playlist the inputs make: expanded, shuffled, looped and started as the options say;
     /// an input that cannot be read is told, and the rest play. With nothing to play, the one
     /// problem is the error (or mpv's 2 after a line for each of several).
-    private func makePlaylistQueue() throws -> PlaylistQueue {
-        var (urls, problems) = PlaylistExpansion.expand(inputs)
+    private func makePlaylistQueue(network: NetworkOptions) throws -> PlaylistQueue {
+        var (urls, problems) = PlaylistExpansion.expand(inputs, network: network)
         if let playlistFile {
-            do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile) } catch { problems.append(error) }
+            do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile, network: network) } catch { problems.append(error) }
         }
         if urls.isEmpty, problems.count <= 1, !(idle && problems.isEmpty) {
             throw CommandLineFailure.media(problems.first ?? MediaError(input: playlistFile ?? inputs.joined(separator: " "), reason: "no file to play"))
@@ -173,7 +173,8 @@ struct PlayCommand: AsyncParsableCommand {
         let session = PlaybackSession(watchLater: WatchLater(), savesPositionOnQuit: savePositionOnQuit,
                                       screenshots: ScreenshotTaker(folder: screenshotDirectory, videoTrack: vid,
                                                                    network: options.source.network))
-        let playlist = Playlist(try makePlaylistQueue(), stop: session.stop(turn:))
+        let playlist = Playlist(try makePlaylistQueue(network: options.source.network), network: options.source.network,
+                                stop: session.stop(turn:))
         session.use(playlist)
         let runner = CommandRunner(frontEnd: session)
         session.use(runner)

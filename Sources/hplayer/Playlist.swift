@@ -9,12 +9,15 @@ import Logging
 final class Playlist: IPCPlaylist {
     private let queue: Locked<PlaylistQueue>
     private let stop: @Sendable (_ turn: Int) -> Void
+    /// How loadlist fetches a remote playlist.
+    private let network: NetworkOptions
     /// A signal for `nextWhenOver`: a command changed the list, or playback is ending.
     private let changes: AsyncStream<Void>
     private let changed: AsyncStream<Void>.Continuation
 
-    init(_ queue: PlaylistQueue, stop: @escaping @Sendable (_ turn: Int) -> Void) {
+    init(_ queue: PlaylistQueue, network: NetworkOptions, stop: @escaping @Sendable (_ turn: Int) -> Void) {
         self.queue = Locked(queue)
+        self.network = network
         self.stop = stop
         (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -53,7 +56,7 @@ final class Playlist: IPCPlaylist {
     func loadList(_ path: String, mode: IPCCommand.LoadMode) -> (firstID: Int, count: Int)? {
         let urls: [String]
         do {
-            urls = try PlaylistExpansion.entries(ofPlaylist: path)
+            urls = try PlaylistExpansion.entries(ofPlaylist: path, network: network)
         } catch {
             Log.command.warning("\(error.input): \(error.reason)")
             return nil

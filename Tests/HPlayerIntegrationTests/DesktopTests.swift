@@ -153,6 +153,34 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 7, "\(player.stderr)")
         }
 
+        @Test("In the window: # (Shift+3, as the layout types it) goes to the next soundtrack, input.conf binds Ctrl+x and F5, a right click pauses and the wheel seeks 10 s (mpv's defaults)")
+        func keysWithModifiersAndTheMouse() throws {
+            let folder = Fixtures.newFolder("input-conf-modifiers")
+            try "Ctrl+x cycle pause\nF5 cycle pause\n".write(toFile: folder + "/input.conf", atomically: true, encoding: .utf8)
+            let socket = folder + "/hplayer.sock"
+            let clip = try Clips.twoSoundtracks(seconds: 30)
+            let player = try BackgroundProcess([Command.hplayer, clip, "--no-status", "--ao", "null",
+                                                "--input-conf", folder + "/input.conf", "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            #expect(client.waitUntilLoaded())
+            let window = try Desktop.window(titled: "two-soundtracks-30.0.mp4")
+            func get(_ name: String) -> JSONValue? { client.request([.string("get_property"), .string(name)])?["data"] }
+            try Desktop.press("numbersign", in: window)
+            #expect(eventually { get("aid") == .number(2) })
+            try Desktop.press("ctrl+x", in: window)
+            #expect(eventually { get("pause") == .bool(true) })
+            try Desktop.press("F5", in: window)
+            #expect(eventually { get("pause") == .bool(false) })
+            _ = try Command.run(["xdotool", "mousemove", "--window", window.id, "\(window.width / 2)", "\(window.height / 3)"])
+            _ = try Command.run(["xdotool", "click", "3"])
+            #expect(eventually { get("pause") == .bool(true) })
+            let before = get("time-pos")?.number ?? -1
+            _ = try Command.run(["xdotool", "click", "4"])
+            #expect(eventually { (get("time-pos")?.number ?? -1) > before + 5 }, "wheel up from \(before): \(String(describing: get("time-pos")))")
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+        }
+
         @Test("Keys in the window pause, seek, toggle the loop and quit", .realTime)
         func keys() async throws {
             // Long enough that a seek 5 s forward from wherever the pause left it stays inside.

@@ -63,6 +63,23 @@ extension Playback {
             #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
         }
 
+        @Test("An M3U and a PLS served over HTTP (nginx) play their entries: relative ones from the playlist's folder on the server, one naming the server's root from there, in order, frame-exact")
+        func remotePlaylists() throws {
+            let clips = try Self.clips()
+            let site = Fixtures.newFolder("playlist-remote")
+            try FileManager.default.createDirectory(atPath: site + "/lists/media", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: clips[0], toPath: site + "/lists/media/one.mp4")
+            try FileManager.default.copyItem(atPath: clips[1], toPath: site + "/two.mp4")
+            try FileManager.default.copyItem(atPath: clips[2], toPath: site + "/lists/three.mp4")
+            try "#EXTM3U\n#EXTINF:1,One\nmedia/one.mp4\n/two.mp4\n".write(toFile: site + "/lists/list.m3u", atomically: true, encoding: .utf8)
+            try "[playlist]\nNumberOfEntries=1\nFile1=three.mp4\n".write(toFile: site + "/lists/more.pls", atomically: true, encoding: .utf8)
+            let server = try NginxServer(root: site)
+            let folder = Fixtures.newFolder("playlist-remote-played")
+            let result = try Self.run([server.url("lists/list.m3u"), server.url("lists/more.pls?from=test")], folder: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
+        }
+
         @Test("--ao and --vo record:DIR hold every file of the run, one after the other: one WAV whose header counts all the samples, the frames of each; nothing of an earlier run")
         func recordingsGoOnAcrossFiles() throws {
             let first = try Clips.audioVideo(seconds: 2)

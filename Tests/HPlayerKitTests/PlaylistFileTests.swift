@@ -23,6 +23,7 @@ import Testing
          ["/r/first.mp3", "/r/second.mp3", "/r/tenth.mp3"]),
         ("a.mp4\n# not a file\nb.mp4\n", .lines, "/x/", ["/x/a.mp4", "/x/b.mp4"]),
         ("seg/a.ts\n../b.ts\n", .m3u, "http://host/list/", ["http://host/list/seg/a.ts", "http://host/b.ts"]),
+        ("/root.mp4\nhttps://other/x.mp4\n", .m3u, "http://host/list/", ["http://host/root.mp4", "https://other/x.mp4"]),  // a remote list's "/x": its server's
     ])
     func entries(text: String, format: PlaylistFile.Format, folder: String, entries: [String]) {
         #expect(PlaylistFile.entries(text, format: format, folder: folder) == entries)

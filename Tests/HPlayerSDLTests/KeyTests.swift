@@ -31,13 +31,20 @@ import Testing
         (.character("j"), .player(.cycleSubtitleTrack(forward: true))),
         (.character("J"), .player(.cycleSubtitleTrack(forward: false))),
         (.character("v"), .player(.toggleSubtitles)),
+        (.pageUp, .chapterStep(-1)),
+        (.pageDown, .chapterStep(1)),
+        (.mouse(.wheelUp), .player(.seek(by: 10))),
+        (.mouse(.wheelDown), .player(.seek(by: -10))),
+        (.mouse(.leftDouble), .toggleFullscreen),
+        (.mouse(.right), .player(.togglePause)),
     ])
     func binding(key: Key, command: InputCommand) {
         #expect(KeyBindings.command(for: key) == command)
     }
 
     @Test func unboundKeysDoNothing() {
-        for key in [Key.character("x"), .character("P"), .character("k")] {
+        // Ctrl+q is not q: mpv binds it to nothing.
+        for key in [Key.character("x"), .character("P"), .character("k"), .modified(.ctrl, .character("q")), .function(1), .mouse(.left)] {
             #expect(KeyBindings.command(for: key) == nil)
         }
     }

@@ -35,14 +35,15 @@ import Testing
         if argument.hasPrefix("--bogus") { return "Unknown option '--bogus'" }
         if argument.hasPrefix("--speed="), Double(argument.dropFirst("--speed=".count)) == nil { return "bad speed" }
         if argument.hasPrefix("--fullscreen=") || argument.hasPrefix("--no-status=") { return "a flag takes no value" }
+        if argument.hasPrefix("--no-no-") { return "Unknown option" }
         return nil
     }
 
-    @Test("Settings become options in order; flags given yes are set and no left out; a refused one is a warning with its file and line")
+    @Test("Settings become options in order; flags given yes are set, given no are --no-FLAG (left out where there is none); a refused one is a warning with its file and line")
     func arguments() {
-        let config = ConfigFile(parsing: "fullscreen=yes\nno-status=no\nbogus=1\nspeed=fast\nspeed=2\nloop-playlist\n", file: "h.conf")
+        let config = ConfigFile(parsing: "fullscreen=yes\nno-status=no\nbogus=1\nspeed=fast\nspeed=2\nloop-playlist\nfullscreen=no\n", file: "h.conf")
         let resolved = PlayConfig.resolve(config, profiles: [], read: { _ in nil }, check: Self.check)
-        #expect(resolved.arguments == ["--fullscreen", "--speed=2", "--loop-playlist=inf"])
+        #expect(resolved.arguments == ["--fullscreen", "--speed=2", "--loop-playlist=inf", "--no-fullscreen"])
         #expect(resolved.warnings == ["h.conf:3: Unknown option '--bogus'", "h.conf:4: bad speed"])
     }
 

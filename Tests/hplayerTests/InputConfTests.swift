@@ -9,7 +9,11 @@ import Testing
         ("a", Key?.some(.character("a"))), ("A", .character("A")), ("Shift+a", .character("A")), ("SPACE", .character(" ")),
         ("SHARP", .character("#")), ("ENTER", .enter), ("kp_enter", .enter), ("ESC", .escape), ("BS", .backspace),
         ("LEFT", .left), ("RIGHT", .right), ("UP", .up), ("DOWN", .down), (">", .character(">")),
-        ("PGUP", .pageUp), ("PGDWN", .pageDown), ("Ctrl+a", nil), ("MBTN_LEFT", nil), ("F1", nil),
+        ("PGUP", .pageUp), ("PGDWN", .pageDown), ("F1", .function(1)), ("f12", .function(12)), ("F13", nil),
+        ("Ctrl+a", .modified(.ctrl, .character("a"))), ("Ctrl+Shift+a", .modified(.ctrl, .character("A"))),
+        ("alt+meta+LEFT", .modified([.alt, .meta], .left)), ("Shift+PGUP", .modified(.shift, .pageUp)), ("Ctrl++", .modified(.ctrl, .character("+"))),
+        ("MBTN_LEFT", .mouse(.left)), ("MBTN_LEFT_DBL", .mouse(.leftDouble)), ("WHEEL_UP", .mouse(.wheelUp)),
+        ("Hyper+a", nil), ("MBTN_9", nil), ("+", .character("+")),
     ])
     func keyNames(name: String, key: Key?) {
         #expect(InputConf.key(named: name) == key)
@@ -23,6 +27,7 @@ import Testing
             LEFT seek -10 - exact   # a comment
             SPACE ignore
             Ctrl+q quit
+            Hyper+q quit
             Q quit-watch-later
 
             y frobnicate 3
@@ -33,10 +38,11 @@ import Testing
             .left: .commands([.seek(target: -10, reference: .relative, precision: .exact)]),
             .character(" "): .ignore,
             .character("Q"): .commands([.quitWatchLater(code: 0)]),
+            .modified(.ctrl, .character("q")): .commands([.quit(code: 0)]),
         ])
         #expect(conf.warnings.count == 3)
         #expect(conf.warnings[0].hasPrefix("in.conf:3: 'seek 10 ; show-text \"no such\"' is not a command"))
-        #expect(conf.warnings[1].hasPrefix("in.conf:6: no key 'Ctrl+q'"))
-        #expect(conf.warnings[2].hasPrefix("in.conf:9: 'frobnicate 3' is not a command"))
+        #expect(conf.warnings[1].hasPrefix("in.conf:7: no key 'Hyper+q'"))
+        #expect(conf.warnings[2].hasPrefix("in.conf:10: 'frobnicate 3' is not a command"))
     }
 }

@@ -2,8 +2,9 @@ import Glibc
 
 /// What the command line's inputs stand for, as mpv reads them: a folder is its media files
 /// (and its folders'), in natural order; a local playlist file (M3U, PLS, a .m3u8 that is not
-/// HLS) is its entries; anything else, a URL or a file, is itself. An input that cannot be read
-/// as what it is named is one problem, and the rest go on.
+/// HLS) is its entries, as is an http(s) URL of an .m3u or .pls (fetched through the I/O layer;
+/// a .m3u8 URL stays HLS, played by the HLS client); anything else, a URL or a file, is itself.
+/// An input that cannot be read as what it is named is one problem, and the rest go on.
 public enum PlaylistExpansion {
     /// The file names a folder's listing takes: what FFmpeg plays, by extension.
     static let mediaExtensions: Set<String> = [
@@ -22,20 +23,22 @@ public enum PlaylistExpansion {
         var entries: [String] = []
         var problems: [MediaError] = []
         var listed: Set<[UInt64]> = []
+        /// How a remote playlist is fetched.
+        var network: NetworkOptions
     }
 
     /// The entries `inputs` stand for, and a problem for each that could not be read.
-    public static func expand(_ inputs: [String]) -> (entries: [String], problems: [MediaError]) {
-        var expansion = Expansion()
+    public static func expand(_ inputs: [String], network: NetworkOptions = NetworkOptions()) -> (entries: [String], problems: [MediaError]) {
+        var expansion = Expansion(network: network)
         for input in inputs { expand(input, depth: 0, into: &expansion) }
         return (expansion.entries, expansion.problems)
     }
 
     /// The entries of a playlist file given as such (mpv's --playlist): any format, by content.
-    public static func entries(ofPlaylist path: String) throws(MediaError) -> [String] {
-        let text = try readText(path)
+    public static func entries(ofPlaylist path: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> [String] {
+        let text = try readText(path, network: network)
         let format = PlaylistFile.format(name: path, text: text) ?? .lines
-        var expansion = Expansion()
+        var expansion = Expansion(network: network)
         for entry in PlaylistFile.entries(text, format: format, folder: folder(of: path)) {
             expand(entry, depth: 1, into: &expansion)
         }
@@ -44,6 +47,10 @@ public enum PlaylistExpansion {
     }
 
     private static func expand(_ input: String, depth: Int, into expansion: inout Expansion) {
+        if isRemote(input) {
+            expandRemote(input, depth: depth, into: &expansion)
+            return
+        }
         var status = stat()
         guard !input.contains("://"), stat(input, &status) == 0 else {
             expansion.entries.append(input)  // a URL, or a path that fails with its own error when played
@@ -77,6 +84,32 @@ public enum PlaylistExpansion {
         }
     }
 
+    /// An http(s) URL of an .m3u or .pls: its entries, relative ones placed against it.
+    private static func expandRemote(_ url: String, depth: Int, into expansion: inout Expansion) {
+        let path = url.prefix { $0 != "?" && $0 != "#" }.lowercased()
+        guard depth < maximumDepth, path.hasSuffix(".m3u") || path.hasSuffix(".pls") else {
+            expansion.entries.append(url)
+            return
+        }
+        do {
+            let text = try readText(url, network: expansion.network)
+            guard let format = PlaylistFile.format(name: path, text: text) else {
+                expansion.entries.append(url)
+                return
+            }
+            for entry in PlaylistFile.entries(text, format: format, folder: folder(of: url)) {
+                expand(entry, depth: depth + 1, into: &expansion)
+            }
+        } catch {
+            expansion.problems.append(error)
+        }
+    }
+
+    private static func isRemote(_ input: String) -> Bool {
+        let lowered = input.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
     /// A folder's media files and folders, as paths, in natural order; hidden ones left out.
     private static func listing(_ path: String) throws(MediaError) -> [String] {
         guard let directory = opendir(path) else { throw MediaError(input: path, reason: String(cString: strerror(errno))) }
@@ -95,11 +128,20 @@ public enum PlaylistExpansion {
         return names.sorted(by: NaturalOrder.precedes).map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
     }
 
-    private static func readText(_ path: String) throws(MediaError) -> String {
-        String(decoding: try WholeFile.read(path, limit: 16 << 20), as: UTF8.self)
+    private static let textLimit = 16 << 20
+
+    private static func readText(_ path: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> String {
+        guard isRemote(path) else { return String(decoding: try WholeFile.read(path, limit: textLimit), as: UTF8.self) }
+        let http = network.httpResource(for: path)
+        defer { http.close() }
+        try http.open(url: path, at: 0, length: nil, isContinuation: false, caching: .bypass)
+        return String(decoding: try http.readAll(limit: textLimit), as: UTF8.self)
     }
 
+    /// Where a playlist's relative entries are placed: its folder, or for a URL the URL that "."
+    /// names against it (its query left out).
     private static func folder(of path: String) -> String {
+        if isRemote(path) { return HLSURL.resolve(".", against: path) }
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return path[..<slash].isEmpty ? "/" : String(path[..<slash])
     }

@@ -51,8 +51,10 @@ public enum PlaylistFile {
 
     /// `reference` as a path or URL of its own.
     static func place(_ reference: String, in folder: String) -> String {
-        if reference.hasPrefix("/") || reference.contains("://") || folder.isEmpty { return reference }
+        if reference.contains("://") || folder.isEmpty { return reference }
+        // A remote playlist's entries are on its server, "/x" at the server's root.
         if folder.contains("://") { return HLSURL.resolve(reference, against: folder.hasSuffix("/") ? folder : folder + "/") }
+        if reference.hasPrefix("/") { return reference }
         return folder.hasSuffix("/") ? folder + reference : folder + "/" + reference
     }
 }

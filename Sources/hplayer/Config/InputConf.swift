@@ -28,7 +28,7 @@ struct InputConf: Equatable {
             let name = line.prefix { !$0.isWhitespace }
             let command = line.dropFirst(name.count).trimmingWhitespace()
             guard let key = Self.key(named: String(name)) else {
-                warnings.append("\(place): no key '\(name)' here (keys with Ctrl, Alt or Meta, mouse buttons and function keys are not seen)")
+                warnings.append("\(place): no key '\(name)' here")
                 continue
             }
             if command == "ignore" {
@@ -41,11 +41,36 @@ struct InputConf: Equatable {
         }
     }
 
-    /// mpv's name of a key: the character it types, or a name for the others.
+    /// mpv's name of a key: the character it types, or a name for the others (F1, PGUP,
+    /// MBTN_RIGHT, WHEEL_UP), after modifiers (Ctrl+, Alt+, Meta+, Shift+) in any order.
     static func key(named name: String) -> Key? {
+        var modifiers: KeyModifiers = []
+        var rest = Substring(name)
+        // A name of one character after a `+` is the character: `Ctrl++` is Ctrl with plus.
+        while rest.count > 1, let plus = rest.dropLast().firstIndex(of: "+") {
+            switch rest[..<plus].lowercased() {
+            case "shift": modifiers.insert(.shift)
+            case "ctrl": modifiers.insert(.ctrl)
+            case "alt": modifiers.insert(.alt)
+            case "meta": modifiers.insert(.meta)
+            default: return nil
+            }
+            rest = rest[rest.index(after: plus)...]
+        }
+        guard var key = plainKey(named: String(rest)) else { return nil }
+        // Shift with a character is the character it types: Shift+a is A, and Ctrl+Shift+a Ctrl+A.
+        if case .character(let character) = key, modifiers.contains(.shift) {
+            modifiers.remove(.shift)
+            key = .character(Character(character.uppercased()))
+        }
+        return modifiers.isEmpty ? key : .modified(modifiers, key)
+    }
+
+    private static func plainKey(named name: String) -> Key? {
         switch name.uppercased() {
         case "SPACE": return .character(" ")
         case "SHARP": return .character("#")
+        case "TAB": return .character("\t")
         case "ENTER", "KP_ENTER": return .enter
         case "ESC": return .escape
         case "BS": return .backspace
@@ -55,15 +80,11 @@ struct InputConf: Equatable {
         case "DOWN": return .down
         case "PGUP": return .pageUp
         case "PGDWN": return .pageDown
-        default: break
-        }
-        var name = Substring(name)
-        var shifted = false
-        if name.lowercased().hasPrefix("shift+"), name.count == "shift+".count + 1 {
-            name = name.dropFirst("shift+".count)
-            shifted = true
+        case let upper:
+            if let mouse = MouseInput(rawValue: upper) { return .mouse(mouse) }
+            if upper.hasPrefix("F"), let number = Int(upper.dropFirst()), (1...12).contains(number) { return .function(number) }
         }
         guard name.count == 1, let character = name.first, character.isASCII, !character.isWhitespace else { return nil }
-        return .character(shifted ? Character(character.uppercased()) : character)
+        return .character(character)
     }
 }

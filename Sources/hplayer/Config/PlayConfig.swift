@@ -86,12 +86,14 @@ enum PlayConfig {
     }
 
     /// A setting as an argument: `--option=value`, `--option` for one alone; a flag given `yes`
-    /// is set and given `no` left out, as mpv.conf writes them. Else the refusal.
+    /// is `--flag`, given `no` `--no-flag` (which undoes an earlier setting of it; a flag without
+    /// that form is left out), as mpv.conf writes them. Else the refusal.
     private static func commandLineArgument(for setting: ConfigFile.Setting, check: (String) -> String?) -> (String?, String?) {
         let plain = setting.value.map { "--\(setting.option)=\($0)" } ?? normalized(["--\(setting.option)"])[0]
         guard let refusal = check(plain) else { return (plain, nil) }
         if let value = setting.value, value == "yes" || value == "no", check("--\(setting.option)") == nil {
-            return (value == "yes" ? "--\(setting.option)" : nil, nil)
+            let inverted = "--no-\(setting.option)"
+            return (value == "yes" ? "--\(setting.option)" : check(inverted) == nil ? inverted : nil, nil)
         }
         return (nil, refusal)
     }
