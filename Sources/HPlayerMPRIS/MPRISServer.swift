@@ -118,7 +118,7 @@ private final class MPRISResponder {
         }
         var state = MPRISMapping.state(from: properties, workingDirectory: workingDirectory)
         if let url = state.url {
-            if art?.url != url { art = (url, CoverArt.url(besideTrack: url) { access($0, R_OK) == 0 }) }
+            if art?.url != url { art = (url, ArtFile.url(besideTrack: url) { access($0, R_OK) == 0 }) }
             state.artURL = art?.artURL
         }
         return state

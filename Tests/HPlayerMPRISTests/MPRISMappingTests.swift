@@ -197,12 +197,12 @@ struct MPRISMappingTests {
         #expect(MPRISMapping.path(ofURI: "FILE:///tmp/%zz") == "/tmp/%zz")
     }
 
-    @Test("Cover art: the first picture of mpv-mpris's names beside a local file; none for a network URL")
+    @Test("Art file: the first picture of mpv-mpris's names beside a local file; none for a network URL")
     func coverArt() {
         let files: Set = ["/music/a b/folder.png", "/music/a b/cover.jpg", "/music/x/Front.webp"]
-        #expect(CoverArt.url(besideTrack: "file:///music/a%20b/1.flac") { files.contains($0) } == "file:///music/a%20b/cover.jpg")
-        #expect(CoverArt.url(besideTrack: "file:///music/x/1.flac") { files.contains($0) } == "file:///music/x/Front.webp")
-        #expect(CoverArt.url(besideTrack: "file:///music/none/1.flac") { files.contains($0) } == nil)
-        #expect(CoverArt.url(besideTrack: "https://host/music/a%20b/1.flac") { _ in true } == nil)
+        #expect(ArtFile.url(besideTrack: "file:///music/a%20b/1.flac") { files.contains($0) } == "file:///music/a%20b/cover.jpg")
+        #expect(ArtFile.url(besideTrack: "file:///music/x/1.flac") { files.contains($0) } == "file:///music/x/Front.webp")
+        #expect(ArtFile.url(besideTrack: "file:///music/none/1.flac") { files.contains($0) } == nil)
+        #expect(ArtFile.url(besideTrack: "https://host/music/a%20b/1.flac") { _ in true } == nil)
     }
 }

@@ -1,6 +1,6 @@
 /// The picture beside a local file that players show for its album (mpv-mpris looks for the same
 /// names): the first of them that exists, as a file:// URL.
-enum CoverArt {
+enum ArtFile {
     static let names = ["cover", "Cover", "folder", "Folder", "front", "Front", "AlbumArt", "albumart"]
     static let extensions = ["jpg", "jpeg", "png", "webp"]
 
