@@ -1,5 +1,6 @@
 import CDBus
 import Glibc
+import HPlayerKit
 
 /// A private connection to the D-Bus session bus, owning one well-known name; unref'd on close.
 ///
@@ -56,11 +57,15 @@ final class BusConnection: @unchecked Sendable {
         _ = dbus_connection_send(connection, message.pointer, nil)
     }
 
-    /// Sends what is queued, then closes and releases the connection (the bus drops the name).
+    /// Sends what is queued (a reply to Quit), for half a second at most, then closes and releases
+    /// the connection (the bus drops the name). Not dbus_connection_flush: a bus that stopped
+    /// reading would hold the program's exit for ever.
     func close() {
         guard let connection else { return }
         self.connection = nil
-        dbus_connection_flush(connection)
+        let deadline = MonotonicClock.now() + 0.5
+        while dbus_connection_has_messages_to_send(connection) != 0, MonotonicClock.now() < deadline,
+              dbus_connection_read_write(connection, 50) != 0 {}
         Self.release(connection)
     }
 

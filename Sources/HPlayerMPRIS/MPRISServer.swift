@@ -179,9 +179,10 @@ private final class MPRISResponder {
         // The state now, not the last poll's: a trackid or a position may have changed since.
         let commands = MPRISMapping.commands(for: action, in: readState())
         for command in commands {
-            if case .seek = command { ranSeek = true }
-            if case .failure(let error) = runner.run(command) {
-                MPRISServer.log.debug("MPRIS \(action): \(command): \(error.rawValue)")
+            switch (command, runner.run(command)) {
+            case (.seek, .success): ranSeek = true
+            case (_, .success): break
+            case (_, .failure(let error)): MPRISServer.log.debug("MPRIS \(action): \(command): \(error.rawValue)")
             }
         }
         return message.reply()
