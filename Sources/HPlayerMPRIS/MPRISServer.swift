@@ -69,7 +69,7 @@ private final class MPRISResponder {
     private var polledAt = MonotonicClock.now()
     /// A seek this server ran: Seeked is due at the next poll, however far it went.
     private var ranSeek = false
-    /// The cover art found for the track's URL, looked for once per track.
+    /// The picture file found beside the track (ArtFile), looked for once per track.
     private var art: (url: String, artURL: String?)?
     private static let pollInterval = 0.15
 
