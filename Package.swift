@@ -40,6 +40,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libdbus from Debian's libdbus-1-dev: MPRIS on the session bus (HPlayerMPRIS).
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
         // Typed setters for curl's variadic curl_easy_setopt and curl_easy_getinfo.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
@@ -65,10 +71,16 @@ let package = Package(
         ),
         // mpv's JSON IPC on a Unix socket, so tools written for mpv drive HPlayer too.
         .target(name: "HPlayerIPC", dependencies: ["HPlayerKit"]),
+        // MPRIS on the D-Bus session bus: the desktop's media keys and controls, one more front end
+        // of the CommandRunner.
+        .target(
+            name: "HPlayerMPRIS",
+            dependencies: ["HPlayerIPC", "HPlayerKit", "CDBus", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "hplayer",
             dependencies: [
-                "HPlayerKit", "HPlayerSDL", "HPlayerIPC",
+                "HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -77,6 +89,7 @@ let package = Package(
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
         .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit", "HPlayerTestSupport"]),
+        .testTarget(name: "HPlayerMPRISTests", dependencies: ["HPlayerMPRIS", "HPlayerIPC", "CDBus"]),
         .testTarget(name: "hplayerTests", dependencies: ["hplayer", "HPlayerKit", "HPlayerSDL"]),
         .testTarget(name: "HPlayerIntegrationTests", dependencies: ["HPlayerKit", "HPlayerSDL", "HPlayerIPC", "HPlayerTestSupport", "CFFmpeg"]),
     ],

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import HPlayerIPC
 import HPlayerKit
+import HPlayerMPRIS
 import HPlayerSDL
 import Logging
 
@@ -208,6 +209,8 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         defer { remote?.close() }
+        let mpris = MPRISServer.start(runner: runner)
+        defer { mpris?.close() }
 
         // Ctrl-C exits 130; SIGTERM, SIGHUP and SIGQUIT exit 4, as mpv's. Each is a quit, so the
         // terminal is restored on the way out. (Ignored as signals, they no longer kill the process

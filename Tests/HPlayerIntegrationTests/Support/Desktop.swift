@@ -27,6 +27,8 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+    /// The program's own: /usr/bin/env execs it in place.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     func send(signal: Int32) { kill(process.processIdentifier, signal) }
     var stderr: String { (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
