@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the tests with a sanitizer, each in its own scratch folder under .build, and runs the
-# unit tests and the lifecycle, seek, loop, speed, IPC and hardening suites under it; hplayer
+# unit tests and the lifecycle, seek, loop, speed, IPC, MPRIS, idle and hardening suites under it; hplayer
 # itself, which those suites start, is built with the same sanitizer. Passes only with 0 reports,
 # from the test process and from every hplayer it started.
 #
@@ -18,7 +18,7 @@ case "$sanitizer" in
   thread | address) ;;
   *) echo "sanitizers: '$sanitizer' is not thread or address" >&2; exit 2 ;;
 esac
-suites='HPlayerKitTests|HPlayerIPCTests|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback'
+suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback'
 scratch=".build/sanitize-$sanitizer"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
