@@ -30,17 +30,22 @@ destdir=${DESTDIR:-}
 root="$destdir$prefix"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# A build that fails says so here: build_release keeps swift build's output (and so its errors) off.
+step=""
+trap 'code=$?; rm -rf "$work"; [ "$code" -eq 0 ] || [ -z "$step" ] || echo "install: $step failed" >&2' EXIT
 
 # The same build as the benchmark's (bench/common.sh), so that one made for it is used as it is.
 source bench/common.sh
 echo "install: building hplayer (release, Swift runtime linked in)..." >&2
+step="the release build (for its errors: swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer)"
 build_release
 # generate-manual built from the checked-out swift-argument-parser, in the same build folder and
 # with the same flags, so that only the tool itself compiles. (Its command plugin,
 # `swift package generate-manual`, builds every product again first: in .build/release, without
 # the runtime linked in; and the page it makes is the same.)
+step="building generate-manual"
 swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual >/dev/null
+step=""
 generate_manual=.build/bench/release/generate-manual
 
 # hplayer reads $XDG_CONFIG_HOME/hplayer/hplayer.conf for play's options: an empty one here, so
