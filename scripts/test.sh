@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: unit tests, integration tests on clips made with ffmpeg, the
 # desktop tests on an X server and a sound server, the sweep over ../shared/corpus (skipped,
-# and said so, where the corpus is absent), the suites again under ThreadSanitizer, and a smoke
-# run of the benchmark harness. Starts its own Xvfb and PulseAudio (with a null sink)
-# when none is running, and stops them after.
+# and said so, where the corpus is absent), the suites again under ThreadSanitizer, a smoke
+# run of the benchmark harness, and the install and the Debian package (installed, then removed).
+# Starts its own Xvfb and PulseAudio (with a null sink) when none is running, and stops them after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/test-results.sh
@@ -75,5 +75,11 @@ fi
 if [ "$status" -eq 0 ]; then
   echo "== bench/compare.sh --smoke =="
   bench/compare.sh --smoke || status=$?
+fi
+# The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
+# with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.
+if [ "$status" -eq 0 ]; then
+  echo "== scripts/package-test.sh =="
+  scripts/package-test.sh || status=$?
 fi
 exit "$status"
