@@ -35,7 +35,9 @@ public final class CommandRunner: Sendable {
             return set(name, to: value, on: controller)
         case .add("chapter", let amount):
             guard let controller else { return .failure(.commandFailed) }
-            return stepChapter(Int(amount.rounded()), on: controller) != nil ? .success(.some(.null)) : .failure(.commandFailed)
+            // Clamped: a step past every chapter goes no further, and a huge number is no trap.
+            let offset = Int(min(1e6, max(-1e6, amount)).rounded())
+            return stepChapter(offset, on: controller) != nil ? .success(.some(.null)) : .failure(.commandFailed)
         case .add(let name, let amount), .multiply(let name, let amount):
             guard let controller, case .success(let value) = PlayerProperties.value(of: name, in: snapshot(of: controller)),
                   let number = value.number else { return .failure(.commandFailed) }
@@ -153,7 +155,8 @@ public final class CommandRunner: Sendable {
             if index >= chapters.count {
                 _ = frontEnd.apply(.next(force: true))
             } else {
-                controller.seek(to: max(0, chapters[max(0, index)].start), mode: .exact)
+                // Before the first chapter (-1) is the file's start.
+                controller.seek(to: index < 0 ? 0 : max(0, chapters[index].start), mode: .exact)
             }
         }
     }
@@ -174,6 +177,9 @@ public final class CommandRunner: Sendable {
         case .pastEnd:
             _ = frontEnd.apply(.next(force: true))
             return ""
+        case .fileStart:
+            controller.seek(to: 0, mode: .exact)
+            return "Chapter: (0)"
         case .chapter(let index):
             controller.seek(to: max(0, chapters[index].start), mode: .exact)
             return "Chapter: (\(index + 1)) " + (chapters[index].title ?? "")

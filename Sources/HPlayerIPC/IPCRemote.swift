@@ -152,7 +152,13 @@ public final class IPCRemote: @unchecked Sendable {
     private func propertyChange(for key: ObserverKey) -> JSONValue? {
         let observer = state.withLock { $0.observers[key] }
         guard let observer else { return nil }
-        let value = runner.snapshot().map { PlayerProperties.value(of: observer.name, in: $0) } ?? .failure(.propertyUnavailable)
+        // Read as get_property reads it, so what the runner answers with no file (idle-active,
+        // the playlist) is observed too.
+        let value: Result<JSONValue, IPCError> = switch runner.run(.getProperty(observer.name)) {
+        case .success(.some(.some(let data))): .success(data)
+        case .success: .failure(.propertyUnavailable)
+        case .failure(let error): .failure(error)
+        }
         let isNew = state.withLock { state -> Bool in
             guard state.observers[key] != nil, state.observers[key]?.reported != value else { return false }
             state.observers[key]?.reported = value

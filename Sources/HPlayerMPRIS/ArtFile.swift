@@ -1,3 +1,5 @@
+import HPlayerKit
+
 /// The picture beside a local file that players show for its album (mpv-mpris looks for the same
 /// names): the first of them that exists, as a file:// URL.
 enum ArtFile {
@@ -8,7 +10,7 @@ enum ArtFile {
     static func url(besideTrack url: String, exists: (String) -> Bool) -> String? {
         guard url.hasPrefix("file://"), let slash = url.lastIndex(of: "/") else { return nil }
         let folderURL = url[..<slash]
-        let folder = MPRISMapping.path(ofURI: String(folderURL))
+        let folder = FileURL.path(ofURI: String(folderURL))
         for name in names {
             for fileExtension in extensions where exists("\(folder)/\(name).\(fileExtension)") {
                 return "\(folderURL)/\(name).\(fileExtension)"

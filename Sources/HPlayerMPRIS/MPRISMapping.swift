@@ -47,9 +47,9 @@ public enum MPRISMapping {
         let id = entry?["id"]?.number.flatMap(Int.init(exactly:))
         state.trackID = id.map { "/org/hplayer/track/\($0)" } ?? MPRISState.noTrack
         let path = entry?["filename"]?.string
-        state.url = path.map { url(of: $0, workingDirectory: workingDirectory) }
+        state.url = path.map { FileURL.url(of: $0, workingDirectory: workingDirectory) }
         let tags = properties["metadata"]
-        state.title = tag("title", in: tags) ?? properties["media-title"]?.string ?? path.map(fileName)
+        state.title = tag("title", in: tags) ?? properties["media-title"]?.string ?? path.map { MediaMetadata.fileName(of: $0) }
         state.artists = tag("artist", in: tags).map { [$0] } ?? []
         state.album = tag("album", in: tags)
         return state
@@ -119,7 +119,8 @@ public enum MPRISMapping {
         case .seek(let offset):
             guard state.hasTrack, state.canSeek else { return [] }
             // Past the end is the next track, as the specification has it.
-            if let length = state.length, state.position + offset > length {
+            // Compared without the sum, which a client's offset could overflow.
+            if let length = state.length, offset > length - state.position {
                 return state.canGoNext ? [.playlist(.next(force: false))] : []
             }
             return [.seek(target: Double(offset) / 1_000_000, reference: .relative, precision: nil)]
@@ -129,7 +130,7 @@ public enum MPRISMapping {
             // Exact, as mpv's absolute seeks are by default: a slider is dragged to a time, not a key frame.
             return [.seek(target: Double(position) / 1_000_000, reference: .absolute, precision: .exact)]
         case .openURI(let uri):
-            return [.loadFile(url: path(ofURI: uri), mode: .replace)]
+            return [.loadFile(url: FileURL.path(ofURI: uri), mode: .replace)]
         case .quit:
             return [.quit(code: 0)]
         case .setLoop(.none):
@@ -200,41 +201,5 @@ public enum MPRISMapping {
         return members.first { $0.key.lowercased() == name }?.value.string
     }
 
-    private static func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
-    }
 
-    /// A playlist entry as a URL: a URL stays, a path becomes file:// (absolute, percent-encoded).
-    static func url(of entry: String, workingDirectory: String) -> String {
-        if entry.contains("://") { return entry }
-        let absolute = entry.hasPrefix("/") ? entry : workingDirectory + "/" + entry
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        return "file://" + absolute.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : hex($0) }.joined()
-    }
-
-    /// A file:// URI as the path the player opens; other URIs as they are.
-    static func path(ofURI uri: String) -> String {
-        guard uri.lowercased().hasPrefix("file://") else { return uri }
-        var bytes: [UInt8] = []
-        var rest = Array(uri.utf8.dropFirst("file://".count))
-        // file://host/path: the path starts at the first slash (the host is this machine).
-        if let slash = rest.firstIndex(of: UInt8(ascii: "/")) { rest.removeSubrange(..<slash) }
-        var index = 0
-        while index < rest.count {
-            if rest[index] == UInt8(ascii: "%"), index + 2 < rest.count,
-               let byte = UInt8(String(decoding: rest[index + 1...index + 2], as: UTF8.self), radix: 16) {
-                bytes.append(byte)
-                index += 3
-            } else {
-                bytes.append(rest[index])
-                index += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
-    }
 }

@@ -212,9 +212,17 @@ public final class SDLWindow: @unchecked Sendable {
             onCommand(.quit)
         case SDL_KEYDOWN:
             screen.osd?.poke(at: now)
-            if let key = Self.key(from: event.key.keysym) { onKey(key) }
+            let key = Self.key(from: event.key.keysym)
+            // A character with Ctrl, Alt or Meta is named by its key down; X may still type it
+            // (Ctrl+9 types 9): the text that follows this key down is not a key of its own.
+            if case .modified(_, .character)? = key { screen.suppressesNextText = true } else { screen.suppressesNextText = false }
+            if let key { onKey(key) }
         case SDL_TEXTINPUT:
             // What a key types, as the keyboard's layout makes it: "#" is Shift+3 on one, AltGr+3 on another.
+            if screen.suppressesNextText {
+                screen.suppressesNextText = false
+                break
+            }
             var text = event.text.text
             let typed = withUnsafeBytes(of: &text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             for character in typed { onKey(.character(character)) }
@@ -264,13 +272,15 @@ public final class SDLWindow: @unchecked Sendable {
         case SDLK_RETURN, SDLK_KP_ENTER: key = .enter
         case SDLK_PAGEUP: key = .pageUp
         case SDLK_PAGEDOWN: key = .pageDown
+        case SDLK_TAB: key = .character("\t")  // types nothing SDL sends as text
         case let code where (SDLK_F1.rawValue...SDLK_F12.rawValue).contains(code.rawValue):
             key = .function(Int(code.rawValue - SDLK_F1.rawValue) + 1)
         default:
             // A character with Ctrl, Alt or Meta types no text: named by its unshifted key, as mpv names Ctrl+a.
-            guard !modifiers.subtracting(.shift).isEmpty, keysym.sym > 32, keysym.sym < 127,
+            guard !modifiers.subtracting(.shift).isEmpty, keysym.sym >= 32, keysym.sym < 127,
                   let scalar = Unicode.Scalar(UInt32(keysym.sym)) else { return nil }
-            // Shift with a letter is its capital, as mpv writes Ctrl+A.
+            // Shift with a letter is its capital, as mpv writes Ctrl+A; with another key, Shift
+            // stays a modifier of the key (Ctrl+Shift+1), whatever the layout types with it.
             let character = Character(scalar)
             guard modifiers.contains(.shift), character.isLetter else { return .modified(modifiers, .character(character)) }
             return .modified(modifiers.subtracting(.shift), .character(Character(character.uppercased())))
@@ -282,7 +292,8 @@ public final class SDLWindow: @unchecked Sendable {
         var modifiers: KeyModifiers = []
         if mod & UInt16(KMOD_SHIFT.rawValue) != 0 { modifiers.insert(.shift) }
         if mod & UInt16(KMOD_CTRL.rawValue) != 0 { modifiers.insert(.ctrl) }
-        if mod & UInt16(KMOD_ALT.rawValue) != 0 { modifiers.insert(.alt) }
+        // Left Alt only: right Alt is AltGr on many layouts, which types characters ("{" on a German one).
+        if mod & UInt16(KMOD_LALT.rawValue) != 0 { modifiers.insert(.alt) }
         if mod & UInt16(KMOD_GUI.rawValue) != 0 { modifiers.insert(.meta) }
         return modifiers
     }

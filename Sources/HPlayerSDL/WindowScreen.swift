@@ -28,6 +28,8 @@ final class WindowScreen {
     /// Hidden by `showNoPicture`: shown again when a picture comes.
     private var isHiddenForNoPicture = false
     var isDraggingOnBar = false
+    /// The last key down was a character with Ctrl, Alt or Meta: the text it types is not a key.
+    var suppressesNextText = false
 
     init(options: WindowOptions) {
         self.options = options
@@ -41,6 +43,7 @@ final class WindowScreen {
     /// shows it again.
     func show(_ format: VideoFormat) {
         self.format = format
+        pendingStill = nil  // a cover not yet drawn is not this picture
         needsDraw = true
         guard window == nil else {
             if isHiddenForNoPicture, let window { SDL_ShowWindow(window) }

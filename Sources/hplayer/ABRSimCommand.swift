@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import HPlayerKit
 
 /// `hplayer abr-sim`: the bitrate policies, the real code, played over throughput traces by the
@@ -73,14 +74,14 @@ struct ABRSimCommand: ParsableCommand {
         var sets: [(String, [ThroughputTrace])] = []
         var loose: [ThroughputTrace] = []
         for path in traces {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            var status = stat()
+            guard stat(path, &status) == 0 else {
                 throw CommandLineFailure.media(MediaError(input: path, reason: "no such file or folder"))
             }
-            if isFolder.boolValue {
+            if status.st_mode & S_IFMT == S_IFDIR {
                 let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
                 let set = try names.map { try Self.trace(at: path + "/" + $0) }
-                sets.append(((path as NSString).lastPathComponent, set))
+                sets.append((MediaMetadata.fileName(of: path), set))
             } else {
                 loose.append(try Self.trace(at: path))
             }
@@ -93,7 +94,7 @@ struct ABRSimCommand: ParsableCommand {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandLineFailure.media(MediaError(input: path, reason: "cannot be read"))
         }
-        guard let trace = ThroughputTrace(name: (path as NSString).lastPathComponent, text: text) else {
+        guard let trace = ThroughputTrace(name: MediaMetadata.fileName(of: path), text: text) else {
             throw CommandLineFailure.media(MediaError(input: path, reason: "not a throughput trace (lines of \"<seconds>\\t<Mbit/s>\")"))
         }
         return trace
@@ -114,7 +115,7 @@ struct ABRSimCommand: ParsableCommand {
         } catch {
             throw CommandLineFailure.media(MediaError(input: ladder, reason: "\(error)"))
         }
-        let folder = (ladder as NSString).deletingLastPathComponent
+        let folder = Self.folder(of: ladder)
         let variants = master.variants.sorted { ($0.averageBandwidth ?? $0.bandwidth) < ($1.averageBandwidth ?? $1.bandwidth) }
         var sizes: [[Double]] = []  // per variant, per segment
         var durations: [Double] = []
@@ -123,7 +124,7 @@ struct ABRSimCommand: ParsableCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8), case let .media(media)? = try? HLSPlaylistParser.parse(text) else {
                 throw CommandLineFailure.media(MediaError(input: path, reason: "not a media playlist"))
             }
-            let base = (path as NSString).deletingLastPathComponent
+            let base = Self.folder(of: path)
             sizes.append(try media.segments.map { segment in
                 if let range = segment.byteRange { return Double(range.length) }
                 let file = base + "/" + segment.uri
@@ -136,9 +137,15 @@ struct ABRSimCommand: ParsableCommand {
         }
         let count = sizes.map(\.count).min() ?? 0
         guard variants.count > 1, count > 0 else { throw CommandLineFailure.media(MediaError(input: ladder, reason: "a ladder needs two variants with segments")) }
-        return ABRLadder(name: (folder as NSString).lastPathComponent,
+        return ABRLadder(name: MediaMetadata.fileName(of: folder),
                          bitrates: variants.map { Double($0.averageBandwidth ?? $0.bandwidth) },
                          segmentDuration: durations.reduce(0, +) / Double(durations.count),
                          sizes: (0..<count).map { segment in sizes.map { $0[segment] } })
+    }
+
+    /// The folder a path is in: "." for a bare name.
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

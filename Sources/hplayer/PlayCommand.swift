@@ -133,7 +133,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let playlistFile {
             do { urls += try PlaylistExpansion.entries(ofPlaylist: playlistFile, network: network) } catch { problems.append(error) }
         }
-        if urls.isEmpty, problems.count <= 1, !(idle && problems.isEmpty) {
+        if urls.isEmpty, problems.count <= 1, !idle {
             throw CommandLineFailure.media(problems.first ?? MediaError(input: playlistFile ?? inputs.joined(separator: " "), reason: "no file to play"))
         }
         for problem in problems { StatusLine.notice("error: \(problem.input): \(problem.reason)") }
@@ -283,13 +283,21 @@ struct PlayCommand: AsyncParsableCommand {
     private func next(in playlist: Playlist, session: PlaybackSession, window: SDLWindow?) async -> (PlaylistQueue.Entry, Int)? {
         if let next = playlist.advance() { return next }
         guard idle, !session.isQuitting else { return nil }
+        // As mpv's idle window: no picture, no progress, no chapters of the file before.
+        session.detachController()
         window?.showNoVideo(cover: nil)
+        window?.setChapterMarks([])
+        window?.setTitle(title ?? "No file")
         return await playlist.nextWhenOver { session.isQuitting }
     }
 
     /// The picture an audio file carries, for the window; nil without one, or when it cannot be
-    /// read (said at debug level: the sound plays on).
+    /// read (said at debug level: the sound plays on). Read from a regular local file only:
+    /// the picture comes from a second opening, which a pipe would lose bytes to and a network
+    /// input would fetch again.
     private func cover(of url: String) -> Frame? {
+        var status = stat()
+        guard stat(url, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         do {
             return try CoverArt.picture(of: url)
         } catch {

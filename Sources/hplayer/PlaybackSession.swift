@@ -58,6 +58,11 @@ final class PlaybackSession: Sendable {
         if isStopped { controller.player.close() }
     }
 
+    /// No file plays (--idle waits): the status the window shows, and the keys, have none.
+    func detachController() {
+        state.withLock { $0.controller = nil }
+    }
+
     @Sendable func handle(_ command: InputCommand) {
         let (controller, window) = state.withLock { ($0.controller, $0.window) }
         switch command {

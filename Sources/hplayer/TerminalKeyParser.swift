@@ -1,6 +1,6 @@
 import HPlayerSDL
 
-/// Keys from the bytes a terminal sends: plain characters, Ctrl with a letter, and the escape
+/// Keys from the bytes a terminal sends: plain characters, Ctrl and Alt with a letter, and the escape
 /// sequences of the arrows (`ESC [ A` in normal mode, `ESC O A` in application mode, `ESC [ 1 ; 5 A`
 /// with Ctrl), Page Up and Down (`ESC [ 5 ~`) and the function keys (`ESC O P`, `ESC [ 15 ~`).
 enum TerminalKeyParser {
@@ -28,6 +28,9 @@ enum TerminalKeyParser {
                 return bytes.count > maximumSequenceLength ? (nil, bytes.count) : nil
             }
             return (csiKey(parameters: bytes[2..<final], final: bytes[final]), final + 1)
+        case 0x20...0x7E:
+            // Esc before a character in one read is Alt with it, as terminals send Alt+x (and mpv reads it).
+            return (.modified(.alt, .character(Character(Unicode.Scalar(bytes[1])))), 2)
         default:
             return (.escape, 1)
         }

@@ -56,6 +56,30 @@ extension Playback {
                 #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
             }
         }
+
+        @Test("A video, then an audio file without a picture, then a video: the window shows, hides while the sound plays, and shows again")
+        func windowFollowsThePicture() throws {
+            let video = try Clips.tone(seconds: 12)
+            let song = try Clips.plainSong()
+            let folder = Fixtures.newFolder("audio-window-between")
+            let socket = folder + "/hplayer.sock"
+            let player = try BackgroundProcess([Command.hplayer, video, song, video, "--no-status", "--ao", "null", "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            func get(_ name: String) -> JSONValue? { client.request([.string("get_property"), .string(name)])?["data"] }
+            func visible(_ title: String) throws -> Bool {
+                try Command.run(["xdotool", "search", "--onlyvisible", "--name", "^\(title)$"]).status == 0
+            }
+            let window = try Desktop.window(titled: "tone-12.mp4")
+            #expect(try visible("tone-12.mp4"))
+            #expect(client.request([.string("playlist-next")])?["error"] == .string("success"))
+            #expect(eventually { get("playlist-pos") == .number(1) && (get("time-pos")?.number ?? 0) > 1 })
+            #expect(eventually { (try? visible("plain-song.m4a")) == false }, "the window shows while the sound plays")
+            #expect(client.request([.string("playlist-next")])?["error"] == .string("success"))
+            #expect(eventually { (try? visible("tone-12.mp4")) == true }, "the window did not come back for the video")
+            #expect(try Desktop.window(titled: "tone-12.mp4").id == window.id, "one window throughout")
+            #expect(client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+        }
     }
 
     /// mpv's --idle: the player waits on the IPC rather than exit.

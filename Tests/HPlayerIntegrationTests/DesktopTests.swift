@@ -153,7 +153,7 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 7, "\(player.stderr)")
         }
 
-        @Test("In the window: # (Shift+3, as the layout types it) goes to the next soundtrack, input.conf binds Ctrl+x and F5, a right click pauses and the wheel seeks 10 s (mpv's defaults)")
+        @Test("In the window: # (Shift+3, as the layout types it) goes to the next soundtrack, Ctrl+9 and Alt+m are not 9 and m, input.conf binds Ctrl+x and F5, a right click pauses and the wheel seeks 10 s (mpv's defaults)")
         func keysWithModifiersAndTheMouse() throws {
             let folder = Fixtures.newFolder("input-conf-modifiers")
             try "Ctrl+x cycle pause\nF5 cycle pause\n".write(toFile: folder + "/input.conf", atomically: true, encoding: .utf8)
@@ -167,6 +167,11 @@ extension Playback {
             func get(_ name: String) -> JSONValue? { client.request([.string("get_property"), .string(name)])?["data"] }
             try Desktop.press("numbersign", in: window)
             #expect(eventually { get("aid") == .number(2) })
+            // Keys with Ctrl or Alt are not their plain keys as well: 9 would lower the volume, m mute.
+            try Desktop.press("ctrl+9", in: window)
+            try Desktop.press("alt+m", in: window)
+            try Desktop.press("Tab", in: window)
+            #expect(get("volume") == .number(100) && get("mute") == .bool(false))
             try Desktop.press("ctrl+x", in: window)
             #expect(eventually { get("pause") == .bool(true) })
             try Desktop.press("F5", in: window)

@@ -63,7 +63,7 @@ extension Playback {
             #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
         }
 
-        @Test("An M3U and a PLS served over HTTP (nginx) play their entries: relative ones from the playlist's folder on the server, one naming the server's root from there, in order, frame-exact")
+        @Test("An M3U and a PLS served over HTTP (nginx) play their entries: relative ones from the playlist's folder on the server, one naming the server's root from there, in order, frame-exact; a local file they name is refused with one error line")
         func remotePlaylists() throws {
             let clips = try Self.clips()
             let site = Fixtures.newFolder("playlist-remote")
@@ -71,12 +71,14 @@ extension Playback {
             try FileManager.default.copyItem(atPath: clips[0], toPath: site + "/lists/media/one.mp4")
             try FileManager.default.copyItem(atPath: clips[1], toPath: site + "/two.mp4")
             try FileManager.default.copyItem(atPath: clips[2], toPath: site + "/lists/three.mp4")
-            try "#EXTM3U\n#EXTINF:1,One\nmedia/one.mp4\n/two.mp4\n".write(toFile: site + "/lists/list.m3u", atomically: true, encoding: .utf8)
+            try "#EXTM3U\n#EXTINF:1,One\nmedia/one.mp4\n/two.mp4\nfile://\(clips[0])\n".write(toFile: site + "/lists/list.m3u", atomically: true, encoding: .utf8)
             try "[playlist]\nNumberOfEntries=1\nFile1=three.mp4\n".write(toFile: site + "/lists/more.pls", atomically: true, encoding: .utf8)
             let server = try NginxServer(root: site)
             let folder = Fixtures.newFolder("playlist-remote-played")
             let result = try Self.run([server.url("lists/list.m3u"), server.url("lists/more.pls?from=test")], folder: folder)
             #expect(result.status == 0, "\(result.stderr)")
+            let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
+            #expect(errors.count == 1 && errors[0].contains("a local file is not played"), "\(result.stderr)")
             #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
         }
 

@@ -37,6 +37,16 @@ import Testing
         #expect(MediaMetadata.chapterStep(offset, from: position, in: Self.chapters) == step)
     }
 
+    @Test("Chapters that start after 0: back from before the first, or from early in it, is the file's start; a huge step is past an end")
+    func stepsAroundLateFirstChapter() {
+        let late = [Chapter(start: 5, end: 10, title: nil), Chapter(start: 10, end: 20, title: nil)]
+        #expect(MediaMetadata.chapterStep(-1, from: 2, in: late) == .fileStart)
+        #expect(MediaMetadata.chapterStep(-1, from: 6, in: late) == .fileStart)
+        #expect(MediaMetadata.chapterStep(1, from: 2, in: late) == .chapter(0))
+        #expect(MediaMetadata.chapterStep(Int.max, from: 2, in: late) == .pastEnd)
+        #expect(MediaMetadata.chapterStep(Int.min, from: 12, in: late) == .fileStart)
+    }
+
     @Test func noChaptersNoStep() {
         #expect(MediaMetadata.chapterStep(1, from: 0, in: []) == nil)
     }

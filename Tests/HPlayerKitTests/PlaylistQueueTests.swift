@@ -124,6 +124,9 @@ import Testing
     func clearKeepsWherePlayGoes() {
         var replaced = PlaylistQueue(["a", "b"])
         Self.run(&replaced, [.advance("a"), .replace(["x", "y"]), .clear, .entries(["x"]), .advance("x"), .advance(nil)])
+        var over = PlaylistQueue(["a", "b"])
+        Self.run(&over, [.advance("a"), .advance("b"), .advance(nil), .next(force: false, false), .next(force: true, false),
+                         .advance(nil), .previous(force: false, true), .advance("b")])
         var stopped = PlaylistQueue(["a", "b"])
         Self.run(&stopped, [.advance("a"), .advance("b"), .next(force: true, true), .clear, .entries(["b"]), .advance(nil)])
     }
@@ -161,7 +164,7 @@ import Testing
         Self.run(&replaced, [.advance("a"), .replace(["x", "y"]), .advance("x"), .append("z"), .advance("y"), .advance("z"), .advance(nil)])
     }
 
-    @Test("Once playback is over (mpv's idle): nothing plays again until a command says where; append waits, append-play plays the entry it adds, loadfile replace and playlist-pos play")
+    @Test("Once playback is over (mpv's idle): nothing plays again until a command says where; append waits, append-play plays the entry it adds, loadfile replace, playlist-pos and playlist-prev (the last) play, playlist-next has none")
     func overUntilACommand() {
         var empty = PlaylistQueue([])
         Self.run(&empty, [.advance(nil), .append("a"), .advance(nil), .appendPlay("b"), .advance("b"), .advance(nil), .advance(nil)])

@@ -1,4 +1,5 @@
 import HPlayerIPC
+import HPlayerKit
 @testable import HPlayerMPRIS
 import Testing
 
@@ -191,10 +192,10 @@ struct MPRISMappingTests {
 
     @Test("A path to a file:// URL and back; a URL stays as it is")
     func urls() {
-        #expect(MPRISMapping.url(of: "a b/ç#.mp4", workingDirectory: "/w") == "file:///w/a%20b/%C3%A7%23.mp4")
-        #expect(MPRISMapping.path(ofURI: "file:///w/a%20b/%C3%A7%23.mp4") == "/w/a b/ç#.mp4")
-        #expect(MPRISMapping.url(of: "https://host/x.mp4", workingDirectory: "/w") == "https://host/x.mp4")
-        #expect(MPRISMapping.path(ofURI: "FILE:///tmp/%zz") == "/tmp/%zz")
+        #expect(FileURL.url(of: "a b/ç#.mp4", workingDirectory: "/w") == "file:///w/a%20b/%C3%A7%23.mp4")
+        #expect(FileURL.path(ofURI: "file:///w/a%20b/%C3%A7%23.mp4") == "/w/a b/ç#.mp4")
+        #expect(FileURL.url(of: "https://host/x.mp4", workingDirectory: "/w") == "https://host/x.mp4")
+        #expect(FileURL.path(ofURI: "FILE:///tmp/%zz") == "/tmp/%zz")
     }
 
     @Test("Art file: the first picture of mpv-mpris's names beside a local file; none for a network URL")

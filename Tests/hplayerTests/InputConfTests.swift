@@ -12,6 +12,7 @@ import Testing
         ("PGUP", .pageUp), ("PGDWN", .pageDown), ("F1", .function(1)), ("f12", .function(12)), ("F13", nil),
         ("Ctrl+a", .modified(.ctrl, .character("a"))), ("Ctrl+Shift+a", .modified(.ctrl, .character("A"))),
         ("alt+meta+LEFT", .modified([.alt, .meta], .left)), ("Shift+PGUP", .modified(.shift, .pageUp)), ("Ctrl++", .modified(.ctrl, .character("+"))),
+        ("Ctrl+Shift+1", .modified([.ctrl, .shift], .character("1"))),
         ("MBTN_LEFT", .mouse(.left)), ("MBTN_LEFT_DBL", .mouse(.leftDouble)), ("WHEEL_UP", .mouse(.wheelUp)),
         ("Hyper+a", nil), ("MBTN_9", nil), ("+", .character("+")),
     ])

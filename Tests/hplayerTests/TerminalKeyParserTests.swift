@@ -10,7 +10,8 @@ import Testing
         ([0x1B, 0x5B, 0x42], .down, 3),
         ([0x1B, 0x5B, 0x43, 0x71], .right, 3),
         ([0x1B, 0x4F, 0x44], .left, 3),  // ESC O D, application mode
-        ([0x1B, 0x71], .escape, 1),  // Esc, then q typed after it
+        ([0x1B, 0x71], .modified(.alt, .character("q")), 2),  // Alt+q: Esc and q in one read
+        ([0x1B, 0x1B], .escape, 1),  // Esc twice
         ([0x7F], .backspace, 1),
         ([0x08], .backspace, 1),
         ([0x1B, 0x5B, 0x35, 0x7E], .pageUp, 4),  // ESC [ 5 ~

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// BOLA-BASIC (Spiteri, Urgaonkar, Sitaraman, 2016) as dash.js runs it: each rung's utility is
 /// the log of its bit rate; the rung maximizing (V·(utility + γp) − buffer) / bit rate is taken,

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Throughput estimates from the downloads so far: pure folds over the samples.
 public enum ThroughputEstimate {

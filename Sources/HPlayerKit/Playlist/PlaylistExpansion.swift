@@ -47,6 +47,7 @@ public enum PlaylistExpansion {
     }
 
     private static func expand(_ input: String, depth: Int, into expansion: inout Expansion) {
+        let input = FileURL.path(ofURI: input)  // a desktop's file:// URL is its file
         if isRemote(input) {
             expandRemote(input, depth: depth, into: &expansion)
             return
@@ -98,6 +99,11 @@ public enum PlaylistExpansion {
                 return
             }
             for entry in PlaylistFile.entries(text, format: format, folder: folder(of: url)) {
+                // A page on the web naming files on this machine is refused, as mpv refuses it.
+                guard isRemote(entry) else {
+                    expansion.problems.append(MediaError(input: entry, reason: "named by a remote playlist (\(url)): a local file is not played"))
+                    continue
+                }
                 expand(entry, depth: depth + 1, into: &expansion)
             }
         } catch {

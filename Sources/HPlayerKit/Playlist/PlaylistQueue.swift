@@ -81,6 +81,8 @@ public struct PlaylistQueue: Equatable, Sendable {
     /// mpv's playlist-next: the entry after the one playing (the first again when the list
     /// loops). At the end, `force` stops playback; otherwise nothing happens (false).
     public mutating func next(force: Bool) -> Bool {
+        // Once playback is over there is no next (mpv's); the one before is the last.
+        if isOver, pending == nil { return false }
         guard let target = step(by: 1, consumingAPass: true) else {
             guard force else { return false }
             pending = entries.count

@@ -67,20 +67,25 @@ public enum MediaMetadata {
         return (chapters.lastIndex { $0.start <= position + 0.001 }) ?? -1
     }
 
-    /// Where a step of `offset` chapters from `position` seeks to; nil past the last (mpv then
-    /// goes on to the next file) or for a file without chapters. A step back from more than
-    /// `threshold` seconds into a chapter goes to its own start (mpv's --chapter-seek-threshold).
+    /// Where a step of `offset` chapters from `position` seeks to: a chapter, the file's start
+    /// (back before the first chapter), or past the last (mpv then goes on to the next file);
+    /// nil for a file without chapters. A step back from more than `threshold` seconds into a
+    /// chapter goes to its own start (mpv's --chapter-seek-threshold).
     public static func chapterStep(_ offset: Int, from position: Double, in chapters: [Chapter], threshold: Double = 5) -> ChapterStep? {
         guard let current = chapter(at: position, in: chapters) else { return nil }
+        // Clamped first: no step goes further than past either end, and none overflows.
+        let offset = min(chapters.count + 1, max(-chapters.count - 1, offset))
         var target = current + offset
         if offset < 0, current >= 0, position - chapters[current].start > threshold { target += 1 }
         if target >= chapters.count { return .pastEnd }
-        let index = max(target, 0)
-        return .chapter(index)
+        // Back from before the first chapter, or from the first when it starts after 0.
+        if target < 0 { return current < 0 || chapters[0].start > 0 ? .fileStart : .chapter(0) }
+        return .chapter(target)
     }
 
     public enum ChapterStep: Equatable, Sendable {
         case chapter(Int)
+        case fileStart
         case pastEnd
     }
 }

@@ -58,8 +58,11 @@ struct InputConf: Equatable {
             rest = rest[rest.index(after: plus)...]
         }
         guard var key = plainKey(named: String(rest)) else { return nil }
-        // Shift with a character is the character it types: Shift+a is A, and Ctrl+Shift+a Ctrl+A.
-        if case .character(let character) = key, modifiers.contains(.shift) {
+        // Shift with a letter is its capital: Shift+a is A, and Ctrl+Shift+a Ctrl+A. With another
+        // character and Ctrl, Alt or Meta, Shift stays a modifier, as the window reports it
+        // (Ctrl+Shift+1): which character Shift types there depends on the layout.
+        if case .character(let character) = key, modifiers.contains(.shift),
+           character.isLetter || modifiers == .shift {
             modifiers.remove(.shift)
             key = .character(Character(character.uppercased()))
         }
