@@ -14,13 +14,10 @@ cd "$(dirname "$0")/.."
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 fail() { echo "package-test: FAILED: $*" >&2; exit 1; }
 
-# dpkg-shlibdeps, for the package's Depends, is in dpkg-dev: there with build-essential, but not
-# something the Swift toolchain needs.
-if ! command -v dpkg-shlibdeps >/dev/null; then
-  echo "package-test: installing dpkg-dev (dpkg-shlibdeps)"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null
-fi
+# dpkg-shlibdeps (the package's Depends), man and desktop-file-validate: setup.sh --for-tests installs them.
+for tool in dpkg-shlibdeps man desktop-file-validate; do
+  command -v "$tool" >/dev/null || fail "$tool is missing: ./scripts/setup.sh --for-tests installs it"
+done
 
 work=$(mktemp -d)
 installed=""
