@@ -26,19 +26,20 @@ public final class MPRISServer: Sendable {
         let name = "org.mpris.MediaPlayer2.hplayer.instance\(getpid())"
         do {
             let connection = try BusConnection(requesting: name, environment: environment)
-            return MPRISServer(connection: connection, runner: runner)
+            return MPRISServer(connection: connection, runner: runner, environment: environment)
         } catch {
             log.debug("no MPRIS: \(error.reason)")
             return nil
         }
     }
 
-    private init(connection: BusConnection, runner: CommandRunner) {
+    private init(connection: BusConnection, runner: CommandRunner, environment: [String: String]) {
         let isClosing = Locked(false)
         self.isClosing = isClosing
         let workingDirectory = FileManager.default.currentDirectoryPath
         thread = JoinableThread(name: "mpris") {
-            let responder = MPRISResponder(connection: connection, runner: runner, workingDirectory: workingDirectory)
+            let responder = MPRISResponder(connection: connection, runner: runner, workingDirectory: workingDirectory,
+                                           cover: CoverFile(environment: environment))
             while !isClosing.withLock({ $0 }) {
                 guard connection.readWrite(timeout: 50) else {
                     Self.log.debug("the session bus has gone: no MPRIS from now on")
@@ -47,6 +48,7 @@ public final class MPRISServer: Sendable {
                 while let message = connection.nextMessage() { responder.respond(to: message) }
                 responder.pollIfDue()
             }
+            responder.finish()
             connection.close()
         }
     }
@@ -69,14 +71,17 @@ private final class MPRISResponder {
     private var polledAt = MonotonicClock.now()
     /// A seek this server ran: Seeked is due at the next poll, however far it went.
     private var ranSeek = false
-    /// The picture file found beside the track (ArtFile), looked for once per track.
+    /// The picture file found beside the track (ArtFile), else its embedded cover written out
+    /// (CoverFile): looked for once per track.
     private var art: (url: String, artURL: String?)?
+    private let cover: CoverFile
     private static let pollInterval = 0.15
 
-    init(connection: BusConnection, runner: CommandRunner, workingDirectory: String) {
+    init(connection: BusConnection, runner: CommandRunner, workingDirectory: String, cover: CoverFile) {
         self.connection = connection
         self.runner = runner
         self.workingDirectory = workingDirectory
+        self.cover = cover
         state = readState()
     }
 
@@ -84,6 +89,11 @@ private final class MPRISResponder {
         guard message.isMethodCall else { return }
         let reply = answer(message)
         if message.wantsReply, let reply { connection.send(reply) }
+    }
+
+    /// The server stops: the cover written for the last track goes.
+    func finish() {
+        cover.remove()
     }
 
     func pollIfDue() {
@@ -118,7 +128,10 @@ private final class MPRISResponder {
         }
         var state = MPRISMapping.state(from: properties, workingDirectory: workingDirectory)
         if let url = state.url {
-            if art?.url != url { art = (url, ArtFile.url(besideTrack: url) { access($0, R_OK) == 0 }) }
+            if art?.url != url {
+                cover.remove()
+                art = (url, ArtFile.url(besideTrack: url) { access($0, R_OK) == 0 } ?? cover.url(forTrackAt: FileURL.path(ofURI: url)))
+            }
             state.artURL = art?.artURL
         }
         return state

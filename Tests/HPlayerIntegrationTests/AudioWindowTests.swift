@@ -5,12 +5,13 @@ import HPlayerTestSupport
 import Testing
 
 extension Clips {
-    /// 8 s of a 440 Hz tone in MP3, tagged "Covered Song", with a red 200x200 cover picture (ID3 APIC).
+    /// 8 s of a 440 Hz tone in MP3, tagged "Covered Song", with a red 200x200 cover picture (ID3 APIC:
+    /// the PNG file's own bytes).
     static func coveredSong() throws -> String {
         let cover = try Fixtures.clip("cover-red.png", ["-f", "lavfi", "-i", "color=c=red:size=200x200", "-frames:v", "1"])
         return try Fixtures.clip("covered-song.mp3", [
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=8", "-i", cover,
-            "-map", "0", "-map", "1", "-c:a", "libmp3lame", "-c:v", "png", "-disposition:v", "attached_pic",
+            "-map", "0", "-map", "1", "-c:a", "libmp3lame", "-c:v", "copy", "-disposition:v", "attached_pic",
             "-id3v2_version", "3", "-metadata", "title=Covered Song"])
     }
 

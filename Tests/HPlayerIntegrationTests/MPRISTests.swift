@@ -150,6 +150,22 @@ extension Playback {
             #expect(driven.process.wait(timeout: 10) == 0, "\(driven.process.stderr)")
         }
 
+        @Test("Metadata: an embedded cover (an MP3's PNG) is mpris:artUrl, a file of the PNG's very bytes, removed when the player quits")
+        func embeddedCover() throws {
+            let song = try Clips.coveredSong()
+            let driven = try start([song])
+            var found: String?
+            #expect(eventually { found = driven.playerctl("metadata", "mpris:artUrl"); return found?.hasPrefix("file:///") ?? false })
+            let artURL = try #require(found)
+            #expect(artURL.hasSuffix(".png"), "\(artURL)")
+            let file = FileURL.path(ofURI: artURL)
+            let cover = try Fixtures.clip("cover-red.png", ["-f", "lavfi", "-i", "color=c=red:size=200x200", "-frames:v", "1"])
+            #expect(FileManager.default.contents(atPath: file) == FileManager.default.contents(atPath: cover))
+            #expect(driven.client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(driven.process.wait(timeout: 10) == 0, "\(driven.process.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: file), "the cover file was left behind")
+        }
+
         @Test("Position follows playback and time-pos; SetPosition seeks there (time-pos over the IPC), with a Seeked signal")
         func position() throws {
             let driven = try start([Self.clip("a")])

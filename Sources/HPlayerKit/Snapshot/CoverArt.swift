@@ -4,15 +4,32 @@ import CFFmpeg
 /// picture): FFmpeg gives it as a video stream of one packet, marked attached picture, which the
 /// player does not play as video. The window shows it instead, as mpv does.
 public enum CoverArt {
+    /// The file's first attached picture as the image file it was stored as (a JPEG or a PNG),
+    /// with that file's extension; nil when it has none, or one of another format.
+    public static func imageFile(of url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError)
+        -> (bytes: [UInt8], fileExtension: String)? {
+        let container = InputContainer(url: url, network: network, opensRenditions: false)
+        try container.open(fullAnalysis: false)
+        defer { container.close() }
+        guard let stream = attachedPicture(in: container) else { return nil }
+        let fileExtension: String
+        switch stream.pointee.codecpar.pointee.codec_id {
+        case AV_CODEC_ID_MJPEG: fileExtension = "jpg"
+        case AV_CODEC_ID_PNG: fileExtension = "png"
+        default: return nil
+        }
+        let packet = stream.pointee.attached_pic
+        guard let data = packet.data, packet.size > 0 else { return nil }
+        return (Array(UnsafeBufferPointer(start: data, count: Int(packet.size))), fileExtension)
+    }
+
     /// The file's first attached picture in BGRA (the window's texture format) at its display
     /// size; nil when it has none.
     public static func picture(of url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> Frame? {
         let container = InputContainer(url: url, network: network, opensRenditions: false)
         try container.open(fullAnalysis: false)
         defer { container.close() }
-        guard let stream = container.streams.first(where: { $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }) else {
-            return nil
-        }
+        guard let stream = attachedPicture(in: container) else { return nil }
         let decoder: SoftwareDecoder
         do {
             decoder = try SoftwareDecoder(stream: stream)
@@ -38,5 +55,9 @@ public enum CoverArt {
         } catch {
             throw MediaError(input: url, reason: "cover picture: \(error)")
         }
+    }
+
+    private static func attachedPicture(in container: InputContainer) -> UnsafeMutablePointer<AVStream>? {
+        container.streams.first { $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
     }
 }
