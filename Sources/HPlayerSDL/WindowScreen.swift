@@ -27,6 +27,8 @@ final class WindowScreen {
     private var pendingStill: Frame?
     /// Hidden by `showNoPicture`: shown again when a picture comes.
     private var isHiddenForNoPicture = false
+    /// Opened before any picture (--force-window): the first picture gives it its size.
+    private var isSizedForNoPicture = false
     var isDraggingOnBar = false
     /// The last key down was a character with Ctrl, Alt or Meta: the text it types is not a key.
     var suppressesNextText = false
@@ -45,18 +47,24 @@ final class WindowScreen {
         self.format = format
         pendingStill = nil  // a cover not yet drawn is not this picture
         needsDraw = true
-        guard window == nil else {
-            if isHiddenForNoPicture, let window { SDL_ShowWindow(window) }
-            isHiddenForNoPicture = false
+        guard let window else {
+            openWindow(display: format.displaySize)
             return
         }
-        openWindow(display: format.displaySize)
+        if isHiddenForNoPicture { SDL_ShowWindow(window) }
+        isHiddenForNoPicture = false
+        if isSizedForNoPicture, !isFullscreen {
+            let size = windowSize(display: format.displaySize)
+            SDL_SetWindowSize(window, Int32(clamping: size.width), Int32(clamping: size.height))
+        }
+        isSizedForNoPicture = false
     }
 
     /// mpv's --force-window: a window before any picture, at mpv's 640x480 (or as the geometry says).
     func openEmpty() {
         guard window == nil else { return }
         openWindow(display: (640, 480))
+        isSizedForNoPicture = true
         needsDraw = true
     }
 
@@ -81,10 +89,15 @@ final class WindowScreen {
         isHiddenForNoPicture = true
     }
 
-    private func openWindow(display: (width: Int, height: Int)) {
+    /// The window's size for a picture of `display` size, as the geometry and the screen allow.
+    private func windowSize(display: (width: Int, height: Int)) -> (width: Int, height: Int) {
         var bounds = SDL_Rect()
         let screen = SDL_GetDisplayUsableBounds(0, &bounds) == 0 ? (Int(bounds.w), Int(bounds.h)) : nil
-        let size = WindowLayout.windowSize(display: display, geometry: options.geometry, screen: screen)
+        return WindowLayout.windowSize(display: display, geometry: options.geometry, screen: screen)
+    }
+
+    private func openWindow(display: (width: Int, height: Int)) {
+        let size = windowSize(display: display)
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
         if options.isBorderless { flags |= SDL_WINDOW_BORDERLESS.rawValue }
         if options.isFullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }

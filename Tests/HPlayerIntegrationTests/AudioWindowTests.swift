@@ -58,6 +58,24 @@ extension Playback {
             }
         }
 
+        @Test("--idle --force-window: a 640x480 window titled No file before any file; a loadfile of a 320x240 video gives it the picture's size and the file's title")
+        func forcedWindowTakesThePicturesSize() throws {
+            let folder = Fixtures.newFolder("forced-window")
+            let socket = folder + "/hplayer.sock"
+            let player = try BackgroundProcess([Command.hplayer, "--idle", "--force-window", "--no-status", "--ao", "null",
+                                                "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            let empty = try Desktop.window(titled: "No file")
+            #expect(empty.width == 640 && empty.height == 480, "\(empty)")
+            #expect(client.request([.string("loadfile"), .string(try Clips.tone(seconds: 12))])?["error"] == .string("success"))
+            let playing = try Desktop.window(titled: "tone-12.mp4")
+            #expect(playing.id == empty.id, "one window throughout")
+            #expect(eventually { (try? Desktop.describe(playing.id)).map { $0.width == 320 && $0.height == 240 } ?? false },
+                    "\(String(describing: try? Desktop.describe(playing.id)))")
+            #expect(client.request([.string("quit")])?["error"] == .string("success"))
+            #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+        }
+
         @Test("A video, then an audio file without a picture, then a video: the window shows, hides while the sound plays, and shows again")
         func windowFollowsThePicture() throws {
             let video = try Clips.tone(seconds: 12)
