@@ -16,12 +16,9 @@ final class CoverFile {
     }
 
     /// The file:// URL of the cover embedded in the local file at `path`, written now; nil
-    /// when it has none (or is not a regular local file: a pipe would lose bytes to a second
-    /// reader, a network input be fetched again).
+    /// when it has none (CoverArt reads regular local files only).
     func url(forTrackAt path: String) -> String? {
         remove()
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let image: (bytes: [UInt8], fileExtension: String)?
         do {
             image = try CoverArt.imageFile(of: path)

@@ -291,13 +291,9 @@ struct PlayCommand: AsyncParsableCommand {
         return await playlist.nextWhenOver { session.isQuitting }
     }
 
-    /// The picture an audio file carries, for the window; nil without one, or when it cannot be
-    /// read (said at debug level: the sound plays on). Read from a regular local file only:
-    /// the picture comes from a second opening, which a pipe would lose bytes to and a network
-    /// input would fetch again.
+    /// The picture an audio file carries, for the window; nil without one (or not a regular
+    /// local file), or when it cannot be read (said at debug level: the sound plays on).
     private func cover(of url: String) -> Frame? {
-        var status = stat()
-        guard stat(url, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         do {
             return try CoverArt.picture(of: url)
         } catch {

@@ -1,15 +1,17 @@
 import CFFmpeg
+import Glibc
 
 /// The picture an audio file carries (an ID3 APIC frame, an MP4 covr atom, a FLAC or Matroska
 /// picture): FFmpeg gives it as a video stream of one packet, marked attached picture, which the
 /// player does not play as video. The window shows it instead, as mpv does.
+///
+/// Read from a regular local file only: the picture comes from a second opening, which a pipe
+/// would lose bytes to and a network input would fetch again.
 public enum CoverArt {
     /// The file's first attached picture as the image file it was stored as (a JPEG or a PNG),
     /// with that file's extension; nil when it has none, or one of another format.
-    public static func imageFile(of url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError)
-        -> (bytes: [UInt8], fileExtension: String)? {
-        let container = InputContainer(url: url, network: network, opensRenditions: false)
-        try container.open(fullAnalysis: false)
+    public static func imageFile(of url: String) throws(MediaError) -> (bytes: [UInt8], fileExtension: String)? {
+        guard let container = try openedIfRegularFile(url) else { return nil }
         defer { container.close() }
         guard let stream = attachedPicture(in: container) else { return nil }
         let fileExtension: String
@@ -25,9 +27,8 @@ public enum CoverArt {
 
     /// The file's first attached picture in BGRA (the window's texture format) at its display
     /// size; nil when it has none.
-    public static func picture(of url: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> Frame? {
-        let container = InputContainer(url: url, network: network, opensRenditions: false)
-        try container.open(fullAnalysis: false)
+    public static func picture(of url: String) throws(MediaError) -> Frame? {
+        guard let container = try openedIfRegularFile(url) else { return nil }
         defer { container.close() }
         guard let stream = attachedPicture(in: container) else { return nil }
         let decoder: SoftwareDecoder
@@ -55,6 +56,15 @@ public enum CoverArt {
         } catch {
             throw MediaError(input: url, reason: "cover picture: \(error)")
         }
+    }
+
+    /// `url` opened, when it is a regular local file; nil otherwise.
+    private static func openedIfRegularFile(_ url: String) throws(MediaError) -> InputContainer? {
+        var status = stat()
+        guard stat(url, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let container = InputContainer(url: url, opensRenditions: false)
+        try container.open(fullAnalysis: false)
+        return container
     }
 
     private static func attachedPicture(in container: InputContainer) -> UnsafeMutablePointer<AVStream>? {
