@@ -2,12 +2,15 @@
 """A fault-injecting HTTP server for the tests: serves a folder with Range and keep-alive, and can
 drop a connection after N bytes, stall, answer a status N times, delay the first byte, send at
 a rate that follows a schedule (a bandwidth trace), and send the paths a pattern matches slowly.
+With --upstream it serves another server's answers (nginx's, say) instead of a folder's, each
+passed on with the same faults and pace: a real server behind a network that misbehaves.
 Files carry an ETag and a Last-Modified date, and a request whose If-None-Match or
 If-Modified-Since names the file as it is gets 304. Every request goes to a JSON-lines log.
 
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
 import email.utils
+import http.client
 import json
 import os
 import re
@@ -16,6 +19,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 
 class Faults:
@@ -126,11 +130,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self):
         faults = self.server.faults
-        path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
         forced = faults.status_for(self.path)
         if forced is not None:
             self.send_error(forced)
             return forced, 0, "status"
+        if self.server.upstream is not None:
+            return self.relay(faults)
+        path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
         if not os.path.isfile(path):
             self.send_error(404)
             return 404, 0, "status"
@@ -169,6 +175,37 @@ class Handler(BaseHTTPRequestHandler):
         if status == 206:
             self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
         self.end_headers()
+        with open(path, "rb") as file:
+            file.seek(first)
+            return self.send_body(file.read, last - first + 1, status)
+
+    def relay(self, faults):
+        """The upstream server's answer to this request (its Range and validators passed on),
+        its body sent with the faults and pace as a file's would be."""
+        host, port = self.server.upstream
+        connection = http.client.HTTPConnection(host, port, timeout=30)
+        try:
+            headers = {name: self.headers[name] for name in ("Range", "If-None-Match", "If-Modified-Since") if self.headers.get(name)}
+            connection.request("GET", self.path, headers=headers)
+            response = connection.getresponse()
+            if faults.first_byte_delay:
+                time.sleep(faults.first_byte_delay)
+            self.send_response(response.status)
+            for name in ("Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified"):
+                if response.getheader(name) is not None:
+                    self.send_header(name, response.getheader(name))
+            self.end_headers()
+            length = int(response.getheader("Content-Length") or 0)
+            if response.status >= 300 or length == 0:
+                response.read()
+                return response.status, 0, "status" if response.status >= 400 else "complete"
+            return self.send_body(response.read, length, response.status)
+        finally:
+            connection.close()
+
+    def send_body(self, read, length, status):
+        """`length` bytes from `read`, with the faults and at the schedule's pace."""
+        faults = self.server.faults
         drop = faults.drop_after if faults.drop_after is not None and faults.take("drops_left") else None
         stall = faults.stall_after if faults.stall_after is not None and faults.take("stalls_left") else None
         sent = 0
@@ -177,38 +214,38 @@ class Handler(BaseHTTPRequestHandler):
         # A link's pace: each chunk takes its size over the rate of the moment, and time the
         # reader spent not reading is not made up for later in a burst.
         next_send = began
-        with open(path, "rb") as file:
-            file.seek(first)
-            remaining = last - first + 1
-            while remaining > 0:
-                rate = faults.rate_for(self.path, time.monotonic() - origin)
-                chunk = min(remaining, 16384 if not rate else max(1024, int(rate / 20)))
-                if drop is not None:
-                    chunk = min(chunk, drop - sent)
-                if stall is not None and sent < stall:
-                    chunk = min(chunk, stall - sent)
-                data = file.read(chunk)
-                if rate:
-                    # A chunk arrives once its time on the link has passed, not before.
-                    next_send = max(next_send, time.monotonic()) + len(data) / rate
-                    delay = next_send - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
-                self.wfile.write(data)
-                sent += len(data)
-                remaining -= len(data)
-                if drop is not None and sent >= drop:
-                    self.wfile.flush()
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    self.close_connection = True
-                    return status, sent, "dropped"
-                if stall is not None and sent == stall:
-                    self.wfile.flush()
-                    time.sleep(faults.stall_seconds)
-                    stall = None
-                if rate:
-                    self.wfile.flush()
-        return status, sent, "complete"
+        remaining = length
+        while remaining > 0:
+            rate = faults.rate_for(self.path, time.monotonic() - origin)
+            chunk = min(remaining, 16384 if not rate else max(1024, int(rate / 20)))
+            if drop is not None:
+                chunk = min(chunk, drop - sent)
+            if stall is not None and sent < stall:
+                chunk = min(chunk, stall - sent)
+            data = read(chunk)
+            if not data:
+                break
+            if rate:
+                # A chunk arrives once its time on the link has passed, not before.
+                next_send = max(next_send, time.monotonic()) + len(data) / rate
+                delay = next_send - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            self.wfile.write(data)
+            sent += len(data)
+            remaining -= len(data)
+            if drop is not None and sent >= drop:
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return status, sent, "dropped"
+            if stall is not None and sent == stall:
+                self.wfile.flush()
+                time.sleep(faults.stall_seconds)
+                stall = None
+            if rate:
+                self.wfile.flush()
+        return status, sent, "complete" if remaining == 0 else "short"
 
 
 def main():
@@ -216,7 +253,8 @@ def main():
     # so that SIGTERM ends it.
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--root", required=True)
+    parser.add_argument("--root", help="the folder served")
+    parser.add_argument("--upstream", help="http://HOST:PORT: serve that server's answers instead of a folder's")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", required=True, help="JSON lines, one per request")
     parser.add_argument("--drop-after", type=int, help="close the connection after this many body bytes")
@@ -234,10 +272,14 @@ def main():
     parser.add_argument("--slow-path", default="", help="a regular expression: the paths it matches are sent...")
     parser.add_argument("--slow-rate", type=float, default=20000, help="...at this many bytes per second")
     args = parser.parse_args()
+    if (args.root is None) == (args.upstream is None):
+        parser.error("one of --root and --upstream")
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     server.root = args.root
+    upstream = urlsplit(args.upstream) if args.upstream else None
+    server.upstream = (upstream.hostname, upstream.port or 80) if upstream else None
     server.faults = Faults(args)
     server.log = open(args.log, "a")
     server.log_lock = threading.Lock()

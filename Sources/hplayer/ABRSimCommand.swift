@@ -18,6 +18,7 @@ struct ABRSimCommand: ParsableCommand {
     @Option(help: "Seconds buffered ahead at most.") var maxBuffer = 30.0
     @Option(help: "Seconds of round trip before each download's first byte.") var latency = 0.08
     @Flag(help: "A line per session too, ending with the rung of each segment.") var perTrace = false
+    @Flag(help: "Also what a player that knew the whole trace could play (ABROfflinePlan: a reference, not a policy).") var offline = false
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -55,6 +56,15 @@ struct ABRSimCommand: ParsableCommand {
                     }
                 }
                 print(Self.row(set: set, policy: policy.name, results))
+            }
+            if offline {
+                let results = traces.map { ABROfflinePlan.run(ladder: ladder, trace: $0, simulator: simulator) }
+                if perTrace {
+                    for (trace, result) in zip(traces, results) {
+                        print(Self.row(set: "\(set)/\(trace.name)", policy: "offline", [result]) + "\t" + result.rungs.map(String.init).joined())
+                    }
+                }
+                print(Self.row(set: set, policy: "offline", results))
             }
         }
     }

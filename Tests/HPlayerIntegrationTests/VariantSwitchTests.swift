@@ -23,10 +23,12 @@ extension Playback {
             }
         }
 
-        @Test("High, low, high (a 16 Mb/s link that falls to 480 kb/s for 8 s): every frame is its variant's own, the sound has no gap over 20 ms, and A/V stays within a frame across each switch")
+        @Test("High, low, high (nginx behind a 16 Mb/s link that falls to 480 kb/s for 8 s): every frame is its variant's own, the sound has no gap over 20 ms, and A/V stays within a frame across each switch")
         func highLowHigh() async throws {
             let folder = try Self.ladder.get()
-            let server = try FaultServer(["--trace-clock", "--rate-schedule", "4:2000000,8:60000,0:2000000"], root: folder)
+            // nginx serves the ladder; the fault server between it and the player is the link.
+            let nginx = try NginxServer(root: folder)
+            let server = try FaultServer(["--trace-clock", "--rate-schedule", "4:2000000,8:60000,0:2000000"], upstream: nginx)
             let log = HLSPlayback.VariantLog()
             var options = PlayerOptions()
             options.source.network.monitor = log.monitor
@@ -141,10 +143,11 @@ extension Playback {
             return (samples, recorded.channels)
         }
 
-        /// Plays `master` untimed under auto (v0 first, then v1: the server is local and fast);
-        /// returns the session and the paths of the audio segments fetched, in order.
+        /// Plays `master` from nginx untimed under auto (v0 first, then v1: the server is local
+        /// and fast); returns the session and the paths of the audio segments fetched, in order
+        /// (the fault server in front of nginx, adding no fault, logs them).
         static func play(_ master: String, name: String) async throws -> (PlayerSession, [String], FaultServer) {
-            let server = try FaultServer(root: try ladder.get())
+            let server = try FaultServer(upstream: try NginxServer(root: try ladder.get()))
             var options = PlayerOptions()
             options.isUntimed = true
             let session = PlayerSession(url: server.url(master), options: options, name: name)
@@ -235,15 +238,17 @@ extension Playback.VariantSwitching {
 
 extension Playback.AudioGroupSwitching {
     /// v0 (320x180, a key frame every 2 s, segments of 2 s) and v1 (640x360, key frames every
-    /// 3 s, cut every 2 s all the same: its second and third segments start between key frames).
-    static let unalignedLadder: Result<String, FixtureError> = {
-        let folder = Fixtures.directory.appendingPathComponent("hls-unaligned").path
+    /// 3 s, cut every 2 s all the same: its second and third segments start between key frames),
+    /// MPEG-TS or fMP4.
+    static func unalignedLadder(fragmented: Bool) -> Result<String, FixtureError> {
+        let folder = Fixtures.directory.appendingPathComponent(fragmented ? "hls-unaligned-fmp4" : "hls-unaligned").path
+        let format = fragmented ? ["-hls_segment_type", "fmp4"] : []
         for (name, size, rate, keyInterval, flags) in [("v0", "320x180", "300k", 50, [String]()),
                                                       ("v1", "640x360", "800k", 75, ["-hls_flags", "split_by_time"])] {
             try? FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
             guard let made = try? Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=6",
                                                "-c:v", "libx264", "-b:v", rate, "-g", "\(keyInterval)", "-sc_threshold", "0",
-                                               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"] + flags + ["\(folder)/\(name)/index.m3u8"],
+                                               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"] + format + flags + ["\(folder)/\(name)/index.m3u8"],
                                               timeout: 300),
                   made.status == 0 else { return .failure(FixtureError(description: "ffmpeg could not make \(name)")) }
         }
@@ -255,18 +260,37 @@ extension Playback.AudioGroupSwitching {
             return .failure(FixtureError(description: "\(error)"))
         }
         return .success(folder)
-    }()
+    }
 
-    @Test("A variant whose segment does not start with a key frame is not switched to: that segment comes from the variant before, every frame is its own, and the policy keeps off it")
-    func segmentWithoutKeyFrameIsNotSwitchedTo() async throws {
-        let folder = try Self.unalignedLadder.get()
+    static let unalignedTS = unalignedLadder(fragmented: false)
+    static let unalignedFMP4 = unalignedLadder(fragmented: true)
+
+    @Test("A switch to a segment that does not start with a key frame decodes it from the key frame in the segment before it: every picture shown once, each its variant's own")
+    func segmentWithoutKeyFrameIsDecodedFromTheKeyFrameBefore() async throws {
+        let folder = try Self.unalignedTS.get()
         let server = try FaultServer(root: folder)
         var options = PlayerOptions()
         options.isUntimed = true
         let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-unaligned")
         try await session.playToEnd(timeout: 60)
         let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") }
-        #expect(segments == ["/v0/index0.ts", "/v1/index1.ts", "/v0/index1.ts", "/v0/index2.ts"])
+        // v1's second segment, then its first for the key frame at 0 s, then on with v1.
+        #expect(segments == ["/v0/index0.ts", "/v1/index1.ts", "/v1/index0.ts", "/v1/index2.ts"])
+        let low = try Fixtures.frameMD5s("\(folder)/v0/index.m3u8"), high = try Fixtures.frameMD5s("\(folder)/v1/index.m3u8")
+        try #require(low.count == 150 && high.count == 150)
+        #expect(session.presentedFrames.map(\.md5) == Array(low[..<50] + high[50...]))
+    }
+
+    @Test("An fMP4 segment that does not start with a sync sample is not switched to: it comes from the variant before, every frame is its own, and the policy keeps off it")
+    func fragmentWithoutSyncSampleIsNotSwitchedTo() async throws {
+        let folder = try Self.unalignedFMP4.get()
+        let server = try FaultServer(root: folder)
+        var options = PlayerOptions()
+        options.isUntimed = true
+        let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-unaligned-fmp4")
+        try await session.playToEnd(timeout: 60)
+        let segments = server.requests.map(\.path).filter { $0.hasSuffix(".m4s") }
+        #expect(segments == ["/v0/index0.m4s", "/v1/index1.m4s", "/v0/index1.m4s", "/v0/index2.m4s"])
         #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
     }
 }

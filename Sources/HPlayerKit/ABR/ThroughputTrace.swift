@@ -6,6 +6,8 @@ public struct ThroughputTrace: Equatable, Sendable {
     /// Seconds from the start, ascending, the first 0; and the bits per second from each on.
     public private(set) var times: [Double]
     public private(set) var rates: [Double]
+    /// The trace's length: its last sample's time plus the median interval, which its rate holds.
+    public let duration: Double
 
     /// Parses a trace; nil when it has no sample, or a line is not two numbers.
     public init?(name: String, text: String) {
@@ -19,29 +21,34 @@ public struct ThroughputTrace: Equatable, Sendable {
             rates.append(mbps * 1_000_000)
         }
         guard let first = times.first else { return nil }
-        self.name = name
-        self.times = times.map { $0 - first }
-        self.rates = rates
+        self.init(name: name, times: times.map { $0 - first }, rates: rates)
     }
 
     public init(name: String, times: [Double], rates: [Double]) {
         self.name = name
         self.times = times
         self.rates = rates
-    }
-
-    /// The trace's length: its last sample's time plus the median interval, which its rate holds.
-    public var duration: Double {
-        guard times.count > 1 else { return 1 }
-        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
-        return times[times.count - 1] + max(intervals[intervals.count / 2], 0.001)
+        if times.count > 1 {
+            let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+            duration = times[times.count - 1] + max(intervals[intervals.count / 2], 0.001)
+        } else {
+            duration = 1
+        }
     }
 
     /// The rate at `time` seconds, the trace repeating.
     public func rate(at time: Double) -> Double {
-        let position = time.truncatingRemainder(dividingBy: duration)
-        let index = (times.lastIndex { $0 <= position }) ?? 0
-        return rates[index]
+        rates[sample(at: time.truncatingRemainder(dividingBy: duration))]
+    }
+
+    /// The index of the last sample at or before `position` (within the trace's length); 0 before the first.
+    private func sample(at position: Double) -> Int {
+        var low = 0, high = times.count  // the answer is in low..<high
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if times[middle] <= position { low = middle } else { high = middle }
+        }
+        return low
     }
 
     /// Bits carried from `start` to `end`.
@@ -51,7 +58,7 @@ public struct ThroughputTrace: Equatable, Sendable {
         let length = duration
         while time < end {
             let position = time.truncatingRemainder(dividingBy: length)
-            let index = (times.lastIndex { $0 <= position }) ?? 0
+            let index = sample(at: position)
             let next = index + 1 < times.count ? times[index + 1] : length
             let span = min(max(next - position, 1e-9), end - time)
             carried += rates[index] * span
@@ -69,7 +76,7 @@ public struct ThroughputTrace: Equatable, Sendable {
         guard rates.contains(where: { $0 > 0 }) else { return .infinity }
         while true {
             let position = time.truncatingRemainder(dividingBy: length)
-            let index = (times.lastIndex { $0 <= position }) ?? 0
+            let index = sample(at: position)
             let next = index + 1 < times.count ? times[index + 1] : length
             let span = max(next - position, 1e-9)
             let carried = rates[index] * span

@@ -35,6 +35,8 @@ final class InputContainer: @unchecked Sendable {
     private var sectionFailure: MediaError?
     /// Whether the section open now changed a stream's codec configuration.
     private var sectionChangedConfiguration = false
+    /// The pictures variant switches bring that were shown before them (the read thread's).
+    private var overlap = SwitchOverlap()
     /// The renditions played alongside (added on the read thread, under `renditionLock` for
     /// `abort` from another), and how far each input (this one first) has been read.
     var renditions: [InputContainer] = []
@@ -185,10 +187,28 @@ final class InputContainer: @unchecked Sendable {
                 guard reopened >= 0 else { return reopened }
                 continue
             }
+            if result >= 0, ownSectionCount == 0, let hlsStream, !leftToLibavformat { markShownBefore(packet, switches: hlsStream.switchPositions) }
             guard result >= 0, ownSectionCount > 0 else { return result }
             if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams) { return result }
             av_packet_unref(packet)
         }
+    }
+
+    /// Our HLS client's MPEG-TS stream: a video packet after a variant switch whose picture the
+    /// variant before showed is marked to be decoded but not shown (AV_PKT_FLAG_DISCARD).
+    private func markShownBefore(_ packet: UnsafeMutablePointer<AVPacket>, switches: [Range<Int64>]) {
+        guard let context, packet.pointee.stream_index >= 0, packet.pointee.stream_index < Int32(context.pointee.nb_streams),
+              context.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { return }
+        let pts = packet.pointee.pts == noTimestamp ? nil : packet.pointee.pts
+        if overlap.isAlreadyShown(position: packet.pointee.pos, pts: pts, switches: switches) {
+            packet.pointee.flags |= AV_PKT_FLAG_DISCARD
+        }
+    }
+
+    /// Whether a packet this container read is one `markShownBefore` marked: a flag demuxers
+    /// set for reasons of their own (an MP4 edit list) is not ours.
+    func isShownBefore(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        hlsStream != nil && !leftToLibavformat && ownSectionCount == 0 && packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0
     }
 
     /// The sectioned stream's next section: a new demuxer on the bytes that follow (which begin
@@ -225,6 +245,7 @@ final class InputContainer: @unchecked Sendable {
             guard let context else { return hp_averror(EIO) }
             return avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
         }
+        overlap.reset()
         do throws(MediaError) {
             let position = try timed.prepareSeek(toTime: max(0, Double(microseconds) / Double(AV_TIME_BASE) - firstStart))
             // A section is read front to back: a seek opens a new one (after a failed one too).

@@ -10,7 +10,7 @@ extension HLSSegmentStream {
     func adaptVariant(after index: Int) -> Int? {
         guard var run = abr, let master else { return nil }
         defer { abr = run }
-        run.noteDownload(bytes: segmentOffset, seconds: segmentNetworkSeconds)
+        run.noteDownload(bytes: segmentOffset - Int64(keyFramePrefixLength), seconds: segmentNetworkSeconds)
         saveEstimate(run.estimate)
         let next = index + 1
         guard playlist.isLive || next < playlist.segments.count else { return nil }
@@ -113,14 +113,21 @@ extension HLSSegmentStream {
         isWholeSegmentFetched = true
     }
 
-    /// The first segment after a switch, fetched whole: one whose picture does not start with
-    /// a key frame (its variant's key frames are not aligned with the others') is not played.
-    /// The segment comes from the variant before instead, and the policy no longer picks that
-    /// one. (fMP4 segments are not checked.)
+    /// The first segment after a switch, fetched whole: its picture must start with a key frame
+    /// (SegmentKeyFrame, FragmentKeyFrame for fMP4). Where an MPEG-TS one does not (its
+    /// variant's key frames are not aligned with the others'), its variant's segment before it
+    /// is fetched and its video from its last key frame goes first: those pictures are decoded
+    /// but not shown (SwitchOverlap). Where that cannot be done, the segment comes from the
+    /// variant before instead, and the policy no longer picks this one.
     func checkSwitchedSegmentStart() throws(MediaError) {
         guard let before = beforeSwitch, let index = segmentIndex else { return }
         beforeSwitch = nil
-        guard !isSectioned, SegmentKeyFrame.startsWithKeyFrame(wholeSegment) == false else { return }
+        let startsWithKeyFrame = isSectioned ? FragmentKeyFrame.startsWithKeyFrame(initSection: initSection, fragment: wholeSegment)
+            : SegmentKeyFrame.startsWithKeyFrame(wholeSegment)
+        guard startsWithKeyFrame == false, !prependVideoFromKeyFrame(before: index) else {
+            noteSwitchPositions()
+            return
+        }
         let sequence = playlist.segments[index].sequenceNumber
         let start = index > 0 ? nextSegmentStart(after: index - 1).start : 0
         guard let found = Self.segmentIndex(in: before.playlist, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
@@ -134,6 +141,43 @@ extension HLSSegmentStream {
         sequenceNumber = playlist.segments[found].sequenceNumber
         segmentNetworkSeconds = 0
         try open(playlist.segments[found])
+    }
+
+    /// Segment `index`, switched to, does not start with a key frame: the video of the segment
+    /// before it in its variant, from that one's last key frame, goes before it. False where
+    /// that cannot be done: fMP4, the first segment, after a discontinuity (the timestamps are
+    /// not the variant before's), an encrypted segment before, no key frame in it, or its fetch
+    /// failed.
+    private func prependVideoFromKeyFrame(before index: Int) -> Bool {
+        guard !isSectioned, index > 0, !playlist.segments[index].isDiscontinuity, playlist.segments[index - 1].key == nil else { return false }
+        let previous = playlist.segments[index - 1]
+        let previousURL = HLSURL.resolve(previous.uri, against: playlistURL)
+        let video: [UInt8]
+        do throws(MediaError) {
+            try http.open(url: previousURL, at: previous.byteRange?.offset ?? 0, length: previous.byteRange?.length,
+                          isContinuation: true, caching: playlist.isLive ? .bypass : .store)
+            guard let found = SegmentKeyFrame.videoFromLastKeyFrame(try http.readAll(limit: Self.wholeSegmentLimit)) else {
+                Log.network.warning("\(previousURL): no key frame to decode the next segment's first pictures from")
+                return false
+            }
+            video = found
+        } catch {
+            Log.network.warning("\(error.input): \(error.reason)")
+            return false
+        }
+        Log.network.info("\(HLSURL.resolve(playlist.segments[index].uri, against: playlistURL)): does not start with a key frame; its first pictures are decoded from the last key frame of the segment before (\(video.count) bytes of its video), not shown again")
+        wholeSegment.insert(contentsOf: video, at: 0)
+        keyFramePrefixLength = video.count
+        return true
+    }
+
+    /// The current segment's bytes are a switch's: its pictures that the variant before showed
+    /// are not shown again. MPEG-TS only (fMP4 is demuxed a section at a time); not after a
+    /// discontinuity, where timestamps start anew.
+    private func noteSwitchPositions() {
+        guard !isSectioned, let index = segmentIndex, !playlist.segments[index].isDiscontinuity else { return }
+        switchPositions.append(segmentStart..<(segmentStart + Int64(wholeSegment.count)))
+        if switchPositions.count > Self.switchPositionsKept { switchPositions.removeFirst() }
     }
 
     /// The policy's lower variant for the segment downloading, or nil to go on with it.
@@ -160,7 +204,9 @@ extension HLSSegmentStream {
             let (lowerURL, media) = try loadOtherVariant(lower, of: master)
             guard let lowerIndex = Self.segmentIndex(in: media, sequence: sequence, start: playlist.isLive ? nil : start) else { return }
             found = lowerIndex
-            beforeSwitch = (playlistURL, playlist, variantIndex)
+            // The variant the segment before came from, which the lower one may be.
+            let played = beforeSwitch ?? (playlistURL, playlist, variantIndex)
+            beforeSwitch = lower == played.variant ? nil : played
             (playlistURL, playlist, variantIndex) = (lowerURL, media, lower)
         } catch {
             Log.network.warning("\(error.input): \(error.reason); staying on variant \(variantIndex + 1)")

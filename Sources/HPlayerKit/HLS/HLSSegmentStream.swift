@@ -51,7 +51,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The sequence number of the segment being read, which a live reload keeps its place by.
     var sequenceNumber = 0
     /// Where the current segment's bytes begin in the stream, and how far it has been read.
-    private var segmentStart: Int64 = 0
+    var segmentStart: Int64 = 0
     var segmentOffset: Int64 = 0
     /// Past every byte handed out so far: where a jump puts the next segment.
     private var highestPosition: Int64 = 0
@@ -82,6 +82,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// The variant the stream was on before a switch, until the first segment of the new one
     /// has been seen to start with a key frame (SegmentKeyFrame): where it goes back to if not.
     var beforeSwitch: (playlistURL: String, playlist: HLSMediaPlaylist, variant: Int)?
+    /// The bytes of the switches made (the read thread's, and the demuxer's reading on it): in
+    /// stream positions, from each switch's first byte to the end of its first segment; the
+    /// last few. The pictures there that the variant before showed are not shown again
+    /// (SwitchOverlap).
+    var switchPositions: [Range<Int64>] = []
+    static let switchPositionsKept = 4
+    /// The current segment's first bytes that are another segment's video from its last key
+    /// frame (a switch to a segment that does not start with one): not the segment's download.
+    var keyFramePrefixLength = 0
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// The master playlist and the index of the variant playing; nil for a media playlist.
     var master: HLSMasterPlaylist?
@@ -110,7 +119,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// bytes and how many have been handed out, whether the section has handed out any byte,
     /// and whether it has ended where another initialization section begins.
     private var sectionInit: String?
-    private var initSection: [UInt8] = []
+    private(set) var initSection: [UInt8] = []
     private var initSectionIndex = 0
     private var sectionHasBytes = false
     public private(set) var isAtSectionEnd = false
@@ -486,6 +495,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
         wholeSegment.removeAll(keepingCapacity: true)
         wholeSegmentRead = 0
+        keyFramePrefixLength = 0
         isWholeSegmentFetched = false
         decryptor = nil
         if let key = segment.key {

@@ -1,24 +1,68 @@
-/// Whether an MPEG-TS segment's picture starts with a key frame, read from its bytes: a segment
-/// switched to at a boundary must, or the decoder has nothing to decode its first frames from.
-/// Pure: the PAT names the PMT, the PMT the video stream (H.264 or HEVC), and the first PES of
-/// that stream is a key frame when its adaptation field says random access, or its access unit
-/// holds an IDR (H.264) or IRAP (HEVC) picture.
+/// Where an MPEG-TS segment's pictures can be decoded from, read from its bytes: a segment
+/// switched to at a boundary must start with a key frame, or its first pictures are decoded from
+/// the last key frame of the segment before. Pure: the PAT names the PMT, the PMT the video
+/// stream (H.264 or HEVC), and a PES of that stream is a key frame when its adaptation field
+/// says random access, or its access unit holds an IDR (H.264) or IRAP (HEVC) picture.
 public enum SegmentKeyFrame {
     static let packetSize = 188
+    /// Enough of a PES to find its picture's first slice: past the access unit delimiter,
+    /// parameter sets and SEI (x264's names its settings in a few hundred bytes).
+    static let pictureHeadLimit = 8192
 
     /// true or false for an MPEG-TS segment with H.264 or HEVC video; nil where it cannot tell
     /// (not MPEG-TS, no such video, or cut short).
     public static func startsWithKeyFrame(_ bytes: [UInt8]) -> Bool? {
-        guard bytes.count >= packetSize, bytes[0] == 0x47 else { return nil }
-        var pmtPID: Int?
+        guard let scan = scan(bytes, firstPictureOnly: true), let video = scan.video, let first = scan.pictures.first else { return nil }
+        return first.randomAccess ? true : containsKeyFrame(pes: first.head, isHEVC: video.isHEVC)
+    }
+
+    /// The segment's video from its last key frame on, to decode the next segment's first
+    /// pictures from: its PAT and PMT, then the packets of its video stream from that picture's
+    /// first. nil where it has no key frame, or is not MPEG-TS with H.264 or HEVC video.
+    public static func videoFromLastKeyFrame(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let scan = scan(bytes, firstPictureOnly: false), let video = scan.video,
+              let key = scan.pictures.last(where: { $0.randomAccess || containsKeyFrame(pes: $0.head, isHEVC: video.isHEVC) == true })
+        else { return nil }
+        var result: [UInt8] = []
+        for offset in scan.tables { result += bytes[offset..<(offset + packetSize)] }
+        var offset = key.offset
+        while offset + packetSize <= bytes.count {
+            if pid(at: offset, in: bytes) == video.pid { result += bytes[offset..<(offset + packetSize)] }
+            offset += packetSize
+        }
+        return result
+    }
+
+    /// A PES of the video stream: the offset of its first packet, its random access flag, and
+    /// the start of its bytes.
+    private struct Picture {
+        let offset: Int
+        let randomAccess: Bool
+        var head: [UInt8] = []
+    }
+
+    /// What a segment's packets say: the offsets of its first PAT and PMT, its video stream,
+    /// and that stream's PES packets in order.
+    private struct Scan {
+        var tables: [Int] = []
         var video: (pid: Int, isHEVC: Bool)?
-        var payload: [UInt8] = []
-        var started = false
+        var pictures: [Picture] = []
+    }
+
+    private static func pid(at offset: Int, in bytes: [UInt8]) -> Int {
+        Int(bytes[offset + 1] & 0x1F) << 8 | Int(bytes[offset + 2])
+    }
+
+    /// nil where the bytes are not MPEG-TS; `firstPictureOnly` stops at the second PES.
+    private static func scan(_ bytes: [UInt8], firstPictureOnly: Bool) -> Scan? {
+        guard bytes.count >= packetSize, bytes[0] == 0x47 else { return nil }
+        var scan = Scan()
+        var pmtPID: Int?
         var offset = 0
         while offset + packetSize <= bytes.count {
             defer { offset += packetSize }
             guard bytes[offset] == 0x47 else { return nil }
-            let pid = Int(bytes[offset + 1] & 0x1F) << 8 | Int(bytes[offset + 2])
+            let pid = pid(at: offset, in: bytes)
             let unitStart = bytes[offset + 1] & 0x40 != 0
             let control = (bytes[offset + 3] >> 4) & 0x3
             var start = offset + 4
@@ -29,22 +73,23 @@ public enum SegmentKeyFrame {
                 start += 1 + length
             }
             guard control & 0x1 != 0, start < offset + packetSize else { continue }
-            let body = Array(bytes[start..<(offset + packetSize)])
-            if pid == 0, unitStart {
-                pmtPID = programMapPID(inSection: body)
-            } else if pid == pmtPID, unitStart, video == nil {
-                video = videoStream(inSection: body)
-            } else if let video, pid == video.pid {
+            let body = bytes[start..<(offset + packetSize)]
+            if pid == 0, unitStart, pmtPID == nil {
+                pmtPID = programMapPID(inSection: Array(body))
+                scan.tables.append(offset)
+            } else if pid == pmtPID, unitStart, scan.video == nil {
+                scan.video = videoStream(inSection: Array(body))
+                scan.tables.append(offset)
+            } else if let video = scan.video, pid == video.pid {
                 if unitStart {
-                    if started { return containsKeyFrame(pes: payload, isHEVC: video.isHEVC) }
-                    if randomAccess { return true }
-                    started = true
+                    if firstPictureOnly, !scan.pictures.isEmpty { break }
+                    scan.pictures.append(Picture(offset: offset, randomAccess: randomAccess))
                 }
-                if started { payload += body }
+                guard !scan.pictures.isEmpty, scan.pictures[scan.pictures.count - 1].head.count < pictureHeadLimit else { continue }
+                scan.pictures[scan.pictures.count - 1].head += body
             }
         }
-        guard let video, started else { return nil }
-        return containsKeyFrame(pes: payload, isHEVC: video.isHEVC)
+        return scan
     }
 
     /// The PAT's first program's PMT PID.

@@ -83,8 +83,13 @@ extension FFmpegSource {
             return
         }
         let track = tracks[index]
+        let isShownBefore = container.isShownBefore(scratch)
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)
+        if isShownBefore {
+            deliverDecodeOnly(packet, track: index)
+            return
+        }
         // A single packet stamped far from its neighbours (say 16 s ahead, between two 20 ms
         // apart) is a bad timestamp, not a gap to fill with silence: the packet after it decides.
         let dts = decodeTimestamp(of: packet)
@@ -141,6 +146,16 @@ extension FFmpegSource {
             reading[index].hasEnded = true
             sendEndMarker(to: track)
         }
+    }
+
+    /// A picture a variant switch brings that was shown before it (SwitchOverlap): decoded, as
+    /// later pictures refer to it, but not shown (the decoder drops it) and not recorded. Its
+    /// timestamps, behind those read, are not a jump of the stream's timeline.
+    private func deliverDecodeOnly(_ packet: Packet, track index: Int) {
+        packet.serial = readSerial
+        packet.segment = reading[index].timeline.segment
+        tracks[index].countQueued(packet)
+        enqueue(packet, to: tracks[index])
     }
 
     /// A held packet goes on as it is at the end of the file, and is let go at a seek.

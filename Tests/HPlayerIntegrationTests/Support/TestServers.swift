@@ -126,11 +126,16 @@ final class FaultServer: @unchecked Sendable {
     let port: Int
     private let log: String
     private let process: BackgroundProcess
+    /// The server behind it, kept running as long as it is.
+    private let upstream: NginxServer?
 
-    init(_ faults: [String] = [], root: String = Fixtures.directory.path) throws {
+    /// - Parameter upstream: a server (nginx) whose answers are served, with the faults, instead of `root`'s files.
+    init(_ faults: [String] = [], root: String = Fixtures.directory.path, upstream: NginxServer? = nil) throws {
         log = Fixtures.newFolder("fault-server") + "/requests.jsonl"
         let script = Repository.root.appendingPathComponent("scripts/fault-server.py").path
-        process = try BackgroundProcess(["python3", script, "--root", root, "--log", log] + faults)
+        self.upstream = upstream
+        let served = upstream.map { ["--upstream", "http://127.0.0.1:\($0.port)"] } ?? ["--root", root]
+        process = try BackgroundProcess(["python3", script, "--log", log] + served + faults)
         let deadline = MonotonicClock.now() + 10
         var port: Int?
         while port == nil {
