@@ -18,7 +18,7 @@ case "$sanitizer" in
   thread | address) ;;
   *) echo "sanitizers: '$sanitizer' is not thread or address" >&2; exit 2 ;;
 esac
-suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback'
+suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback|AudioGroupSwitching'
 scratch=".build/sanitize-$sanitizer"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -43,7 +43,7 @@ struct ABRSimCommand: ParsableCommand {
         simulator.maxBuffer = maxBuffer
         simulator.latency = latency
         // The first estimate is the master playlist's download, as the player's.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: self.ladder))?[.size] as? Int { simulator.playlistBytes = Double(size) }
+        if let size = Self.fileSize(self.ladder) { simulator.playlistBytes = Double(size) }
         print("ladder \(ladder.name): \(ladder.bitrates.map { "\(Int($0 / 1000))" }.joined(separator: " ")) kb/s, "
               + "\(ladder.sizes.count) segments of \(DecimalText.fixed(ladder.segmentDuration, places: 1)) s")
         print(["set", "policy", "sessions", "QoE_lin", "Mb/s", "rebuffer %", "switches/min", "startup s"].joined(separator: "\t"))
@@ -138,7 +138,7 @@ struct ABRSimCommand: ParsableCommand {
             sizes.append(try media.segments.map { segment in
                 if let range = segment.byteRange { return Double(range.length) }
                 let file = base + "/" + segment.uri
-                guard let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int else {
+                guard let size = Self.fileSize(file) else {
                     throw CommandLineFailure.media(MediaError(input: file, reason: "no such segment file"))
                 }
                 return Double(size)
@@ -151,6 +151,13 @@ struct ABRSimCommand: ParsableCommand {
                          bitrates: variants.map { Double($0.averageBandwidth ?? $0.bandwidth) },
                          segmentDuration: durations.reduce(0, +) / Double(durations.count),
                          sizes: (0..<count).map { segment in sizes.map { $0[segment] } })
+    }
+
+    /// A regular file's size in bytes; nil where there is none.
+    private static func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
     }
 
     /// The folder a path is in: "." for a bare name.

@@ -25,6 +25,27 @@ extension Playback {
             }
         }
 
+        @Test("A ladder ffmpeg made is read from its master playlist and its segment files; --offline adds what a player that knew the trace could play")
+        func ladderFromAMasterPlaylist() throws {
+            let folder = Fixtures.newFolder("abr-ladder")
+            for (index, rate) in ["300k", "750k"].enumerated() {
+                try FileManager.default.createDirectory(atPath: "\(folder)/v\(index)", withIntermediateDirectories: true)
+                let made = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=8",
+                                            "-c:v", "libx264", "-b:v", rate, "-g", "100", "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod",
+                                            "\(folder)/v\(index)/index.m3u8"], timeout: 120)
+                try #require(made.status == 0, "\(made.stderr)")
+            }
+            try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=300000\nv0/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=750000\nv1/index.m3u8\n"
+                .write(toFile: folder + "/master.m3u8", atomically: true, encoding: .utf8)
+            let trace = folder + "/steady"
+            try "0\t2.0\n1\t2.0\n".write(toFile: trace, atomically: true, encoding: .utf8)
+            let result = try Command.run([Command.hplayer, "abr-sim", trace, "--ladder", folder + "/master.m3u8", "--offline"], timeout: 90)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "ladder \(MediaMetadata.fileName(of: folder)): 300 750 kb/s, 2 segments of 4.0 s", "\(result.stdout)")
+            #expect(lines.dropFirst(2).map { $0.split(separator: "\t").map(String.init)[1] } == ["seed", "throughput", "bola", "auto", "offline"], "\(result.stdout)")
+        }
+
         @Test("A file that is not a trace: one line naming it, exit 1")
         func notATrace() throws {
             let path = Fixtures.newFolder("abr-bad") + "/bad"
