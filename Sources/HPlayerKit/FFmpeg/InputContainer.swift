@@ -187,7 +187,9 @@ final class InputContainer: @unchecked Sendable {
                 guard reopened >= 0 else { return reopened }
                 continue
             }
-            if result >= 0, ownSectionCount == 0, let hlsStream, !leftToLibavformat { markShownBefore(packet, switches: hlsStream.switchPositions) }
+            if result >= 0, ownSectionCount == 0, let hlsStream, !leftToLibavformat {
+                markShownBefore(packet, switches: hlsStream.switchPositions)
+            }
             guard result >= 0, ownSectionCount > 0 else { return result }
             if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams) { return result }
             av_packet_unref(packet)
