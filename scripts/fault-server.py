@@ -11,6 +11,7 @@ Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."
 import argparse
 import email.utils
 import http.client
+import io
 import json
 import os
 import re
@@ -186,20 +187,30 @@ class Handler(BaseHTTPRequestHandler):
         connection = http.client.HTTPConnection(host, port, timeout=30)
         try:
             headers = {name: self.headers[name] for name in ("Range", "If-None-Match", "If-Modified-Since") if self.headers.get(name)}
-            connection.request("GET", self.path, headers=headers)
-            response = connection.getresponse()
+            try:
+                connection.request("GET", self.path, headers=headers)
+                response = connection.getresponse()
+                length = response.getheader("Content-Length")
+                # A body of no stated length (chunked) is read whole here and sent with one.
+                body = None if length is not None else response.read()
+            except (OSError, http.client.HTTPException):
+                self.send_error(502)
+                return 502, 0, "upstream error"
             if faults.first_byte_delay:
                 time.sleep(faults.first_byte_delay)
             self.send_response(response.status)
-            for name in ("Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified"):
+            for name in ("Content-Type", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified", "Location"):
                 if response.getheader(name) is not None:
                     self.send_header(name, response.getheader(name))
+            bodiless = response.status == 304 or response.status < 200
+            if not bodiless:
+                self.send_header("Content-Length", length if body is None else str(len(body)))
             self.end_headers()
-            length = int(response.getheader("Content-Length") or 0)
-            if response.status >= 300 or length == 0:
-                response.read()
-                return response.status, 0, "status" if response.status >= 400 else "complete"
-            return self.send_body(response.read, length, response.status)
+            if bodiless:
+                return response.status, 0, "not modified" if response.status == 304 else "complete"
+            read = response.read if body is None else io.BytesIO(body).read
+            status, sent, outcome = self.send_body(read, int(length) if body is None else len(body), response.status)
+            return status, sent, "status" if response.status >= 400 and outcome == "complete" else outcome
         finally:
             connection.close()
 
@@ -223,8 +234,12 @@ class Handler(BaseHTTPRequestHandler):
             if stall is not None and sent < stall:
                 chunk = min(chunk, stall - sent)
             data = read(chunk)
-            if not data:
-                break
+            if chunk > 0 and not data:
+                # The source ended before the length promised: the client must not wait on.
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return status, sent, "short"
             if rate:
                 # A chunk arrives once its time on the link has passed, not before.
                 next_send = max(next_send, time.monotonic()) + len(data) / rate
@@ -245,7 +260,7 @@ class Handler(BaseHTTPRequestHandler):
                 stall = None
             if rate:
                 self.wfile.flush()
-        return status, sent, "complete" if remaining == 0 else "short"
+        return status, sent, "complete"
 
 
 def main():

@@ -64,6 +64,20 @@ import Testing
         #expect(SegmentKeyFrame.videoFromLastKeyFrame(bytes) == expected)
     }
 
+    @Test func aPictureWhoseFirstSliceIsPastWhatIsReadIsNotSaidToBeNoKeyFrame() {
+        // An SEI longer than the head read, the IDR slice after it, no random access flag.
+        var pes: [UInt8] = [0, 0, 1, 0xE0, 0, 0, 0x80, 0x80, 5, 0x21, 0, 1, 0, 1, 0, 0, 0, 1, 0x06]
+        pes += [UInt8](repeating: 0x42, count: SegmentKeyFrame.pictureHeadLimit + 400) + [0, 0, 0, 1, 0x65, 0x88, 0x84]
+        var bytes = Self.tables
+        var offset = 0
+        while offset < pes.count {
+            let body = Array(pes[offset..<min(pes.count, offset + 184)])
+            bytes += Self.packet(pid: 0x100, unitStart: offset == 0, body)
+            offset += 184
+        }
+        #expect(SegmentKeyFrame.startsWithKeyFrame(bytes) == nil)
+    }
+
     @Test func noKeyFrameNoVideoFromIt() {
         #expect(SegmentKeyFrame.videoFromLastKeyFrame(Self.tables + Self.picture([[0x41]]) + Self.sound + Self.picture([[0x41]])) == nil)
         #expect(SegmentKeyFrame.videoFromLastKeyFrame([UInt8](repeating: 0, count: 400)) == nil, "not MPEG-TS")
@@ -133,6 +147,13 @@ import Testing
         #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: [], fragment: Self.fragment(trunFirst: Self.sync)) == nil, "no initialization section")
         #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: Self.initSection(defaultFlags: Self.sync), fragment: Self.box("mdat", [1])) == nil, "no moof")
         #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: Array(Self.initSection(defaultFlags: Self.sync).prefix(40)), fragment: Self.fragment()) == nil, "cut short")
+        // Sizes from the network: a 64-bit size past Int.max, one near it, an empty tkhd.
+        let huge = [0, 0, 0, 1] + Array("moof".utf8) + Self.be32(0xFFFF_FFFF) + Self.be32(0xFFFF_FFFF)
+        let nearMax = [0, 0, 0, 1] + Array("moof".utf8) + Self.be32(0x7FFF_FFFF) + Self.be32(0xFFFF_FFF0)
+        let emptyTrackHeader = Self.box("moov", Self.box("trak", Self.box("tkhd", []) + Self.box("mdia", Self.box("hdlr", [UInt8](repeating: 0, count: 8) + Array("vide".utf8)))))
+        #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: Self.initSection(defaultFlags: Self.sync), fragment: huge) == nil)
+        #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: Self.initSection(defaultFlags: Self.sync), fragment: nearMax) == nil)
+        #expect(FragmentKeyFrame.startsWithKeyFrame(initSection: emptyTrackHeader, fragment: Self.fragment()) == nil)
     }
 }
 

@@ -10,7 +10,8 @@
 /// A plan that leaves less buffer than it found pays for the shortfall, and how much decides
 /// which way it may go. Up, as for a stall: the rung it goes up to must be one the link
 /// sustains, so a steady link gives a steady rung. Staying or going down, only below half the
-/// maximum buffer and at 1 per second short: the buffer above half is there to ride out a dip
+/// maximum buffer (or what the plan's first segment leaves, where that is more) and at 1 per
+/// second short: the buffer above half is there to ride out a dip
 /// on the rung playing (as a player that knew the trace does, ABROfflinePlan), the half below it
 /// is kept. And within 20 s of a switch, a switch the other way waits, unless staying would
 /// stall: no oscillation on a link that hovers between two rungs.

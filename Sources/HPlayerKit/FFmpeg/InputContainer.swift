@@ -187,7 +187,7 @@ final class InputContainer: @unchecked Sendable {
                 guard reopened >= 0 else { return reopened }
                 continue
             }
-            if result >= 0, ownSectionCount == 0, let hlsStream, !leftToLibavformat {
+            if result >= 0, let hlsStream, !hlsStream.isSectioned, !leftToLibavformat {
                 markShownBefore(packet, switches: hlsStream.switchPositions)
             }
             guard result >= 0, ownSectionCount > 0 else { return result }
@@ -207,10 +207,10 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
-    /// Whether a packet this container read is one `markShownBefore` marked: a flag demuxers
-    /// set for reasons of their own (an MP4 edit list) is not ours.
+    /// Whether a packet this container read is one `markShownBefore` marked: only our HLS
+    /// client's MPEG-TS is marked (the MP4 demuxer sets the flag for edit lists of its own).
     func isShownBefore(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
-        hlsStream != nil && !leftToLibavformat && ownSectionCount == 0 && packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0
+        hlsStream?.isSectioned == false && !leftToLibavformat && packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0
     }
 
     /// The sectioned stream's next section: a new demuxer on the bytes that follow (which begin

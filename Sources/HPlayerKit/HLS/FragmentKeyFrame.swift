@@ -39,13 +39,15 @@ public enum FragmentKeyFrame {
             var header = 8
             var size = Int(size32)
             if size32 == 1 {
-                guard offset + 16 <= range.upperBound, let high = uint32(bytes, at: offset + 8), let low = uint32(bytes, at: offset + 12) else { break }
-                size = Int(UInt64(high) << 32 | UInt64(low))
+                guard offset + 16 <= range.upperBound, let high = uint32(bytes, at: offset + 8), let low = uint32(bytes, at: offset + 12),
+                      let large = Int(exactly: UInt64(high) << 32 | UInt64(low)) else { break }
+                size = large
                 header = 16
             } else if size32 == 0 {
                 size = range.upperBound - offset
             }
-            guard size >= header, offset + size <= range.upperBound else { break }
+            // Compared without adding: a size read from the network may be near Int.max.
+            guard size >= header, size <= range.upperBound - offset else { break }
             boxes.append(Box(type: type, payload: (offset + header)..<(offset + size)))
             offset += size
         }
@@ -63,6 +65,7 @@ public enum FragmentKeyFrame {
                   hdlr.payload.count >= 12,
                   String(decoding: bytes[(hdlr.payload.lowerBound + 8)..<(hdlr.payload.lowerBound + 12)], as: UTF8.self) == "vide" else { continue }
             // tkhd: version 1 has 8-byte times before the track ID, version 0 4-byte ones.
+            guard !tkhd.payload.isEmpty else { return nil }
             let idOffset = tkhd.payload.lowerBound + (bytes[tkhd.payload.lowerBound] == 1 ? 20 : 12)
             guard idOffset + 4 <= tkhd.payload.upperBound, let trackID = uint32(bytes, at: idOffset) else { return nil }
             let trex = boxes.first { $0.type == "mvex" }

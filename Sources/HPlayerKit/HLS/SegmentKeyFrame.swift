@@ -13,7 +13,7 @@ public enum SegmentKeyFrame {
     /// (not MPEG-TS, no such video, or cut short).
     public static func startsWithKeyFrame(_ bytes: [UInt8]) -> Bool? {
         guard let scan = scan(bytes, firstPictureOnly: true), let video = scan.video, let first = scan.pictures.first else { return nil }
-        return first.randomAccess ? true : containsKeyFrame(pes: first.head, isHEVC: video.isHEVC)
+        return first.randomAccess ? true : containsKeyFrame(pes: first.head, isHEVC: video.isHEVC, isCut: first.isCut)
     }
 
     /// The segment's video from its last key frame on, to decode the next segment's first
@@ -21,7 +21,7 @@ public enum SegmentKeyFrame {
     /// first. nil where it has no key frame, or is not MPEG-TS with H.264 or HEVC video.
     public static func videoFromLastKeyFrame(_ bytes: [UInt8]) -> [UInt8]? {
         guard let scan = scan(bytes, firstPictureOnly: false), let video = scan.video,
-              let key = scan.pictures.last(where: { $0.randomAccess || containsKeyFrame(pes: $0.head, isHEVC: video.isHEVC) == true })
+              let key = scan.pictures.last(where: { $0.randomAccess || containsKeyFrame(pes: $0.head, isHEVC: video.isHEVC, isCut: $0.isCut) == true })
         else { return nil }
         var result: [UInt8] = []
         for offset in scan.tables { result += bytes[offset..<(offset + packetSize)] }
@@ -39,6 +39,8 @@ public enum SegmentKeyFrame {
         let offset: Int
         let randomAccess: Bool
         var head: [UInt8] = []
+        /// Whether the PES goes on past `head`.
+        var isCut = false
     }
 
     /// What a segment's packets say: the offsets of its first PAT and PMT, its video stream,
@@ -85,7 +87,11 @@ public enum SegmentKeyFrame {
                     if firstPictureOnly, !scan.pictures.isEmpty { break }
                     scan.pictures.append(Picture(offset: offset, randomAccess: randomAccess))
                 }
-                guard !scan.pictures.isEmpty, scan.pictures[scan.pictures.count - 1].head.count < pictureHeadLimit else { continue }
+                guard !scan.pictures.isEmpty else { continue }
+                guard scan.pictures[scan.pictures.count - 1].head.count < pictureHeadLimit else {
+                    scan.pictures[scan.pictures.count - 1].isCut = true
+                    continue
+                }
                 scan.pictures[scan.pictures.count - 1].head += body
             }
         }
@@ -124,8 +130,9 @@ public enum SegmentKeyFrame {
     }
 
     /// Whether the PES packet's access unit holds an IDR (H.264, NAL type 5) or IRAP (HEVC,
-    /// types 16 to 23) picture.
-    private static func containsKeyFrame(pes: [UInt8], isHEVC: Bool) -> Bool? {
+    /// types 16 to 23) picture; nil where `pes` is not a PES, or is cut (`isCut`) before its
+    /// first slice.
+    private static func containsKeyFrame(pes: [UInt8], isHEVC: Bool, isCut: Bool) -> Bool? {
         guard pes.count > 9, pes[0] == 0, pes[1] == 0, pes[2] == 1 else { return nil }
         var index = 9 + Int(pes[8])
         while index + 3 < pes.count {
@@ -140,6 +147,6 @@ public enum SegmentKeyFrame {
                 index += 1
             }
         }
-        return false
+        return isCut ? nil : false
     }
 }
