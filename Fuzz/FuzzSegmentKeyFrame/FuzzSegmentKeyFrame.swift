@@ -2,11 +2,17 @@ import FuzzSupport
 import HPlayerKit
 
 /// Any bytes as the start of an MPEG-TS segment, whose first picture the HLS client checks for a
-/// key frame before it switches variant there.
+/// key frame before it switches variant there (and whose video from its last key frame it reads
+/// where the next segment lacks one); and as an fMP4 initialization section and fragment, split
+/// where the first byte says, checked for a sync sample the same way.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
-    _ = SegmentKeyFrame.startsWithKeyFrame(Array(UnsafeBufferPointer(start: data, count: size)))
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    _ = SegmentKeyFrame.startsWithKeyFrame(bytes)
+    _ = SegmentKeyFrame.videoFromLastKeyFrame(bytes)
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) * bytes.count / 255
+    _ = FragmentKeyFrame.startsWithKeyFrame(initSection: Array(bytes[..<split]), fragment: Array(bytes[split...]))
     return 0
 }
 
