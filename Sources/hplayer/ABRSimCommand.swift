@@ -49,24 +49,22 @@ struct ABRSimCommand: ParsableCommand {
         print(["set", "policy", "sessions", "QoE_lin", "Mb/s", "rebuffer %", "switches/min", "startup s"].joined(separator: "\t"))
         for (set, traces) in sets {
             for policy in policies {
-                let results = traces.map { simulator.run(policy, ladder: ladder, trace: $0) }
-                if perTrace {
-                    for (trace, result) in zip(traces, results) {
-                        print(Self.row(set: "\(set)/\(trace.name)", policy: policy.name, [result]) + "\t" + result.rungs.map(String.init).joined())
-                    }
-                }
-                print(Self.row(set: set, policy: policy.name, results))
+                report(set: set, policy: policy.name, traces: traces, traces.map { simulator.run(policy, ladder: ladder, trace: $0) })
             }
             if offline {
-                let results = traces.map { ABROfflinePlan.run(ladder: ladder, trace: $0, simulator: simulator) }
-                if perTrace {
-                    for (trace, result) in zip(traces, results) {
-                        print(Self.row(set: "\(set)/\(trace.name)", policy: "offline", [result]) + "\t" + result.rungs.map(String.init).joined())
-                    }
-                }
-                print(Self.row(set: set, policy: "offline", results))
+                report(set: set, policy: "offline", traces: traces, traces.map { ABROfflinePlan.run(ladder: ladder, trace: $0, simulator: simulator) })
             }
         }
+    }
+
+    /// A set's line of means for `policy`, after a line per session with --per-trace.
+    private func report(set: String, policy: String, traces: [ThroughputTrace], _ results: [ABRSessionResult]) {
+        if perTrace {
+            for (trace, result) in zip(traces, results) {
+                print(Self.row(set: "\(set)/\(trace.name)", policy: policy, [result]) + "\t" + result.rungs.map(String.init).joined())
+            }
+        }
+        print(Self.row(set: set, policy: policy, results))
     }
 
     /// Means over the sessions, tab-separated.

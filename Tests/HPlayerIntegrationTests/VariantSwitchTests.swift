@@ -265,15 +265,21 @@ extension Playback.AudioGroupSwitching {
     static let unalignedTS = unalignedLadder(fragmented: false)
     static let unalignedFMP4 = unalignedLadder(fragmented: true)
 
-    @Test("A switch to a segment that does not start with a key frame decodes it from the key frame in the segment before it: every picture shown once, each its variant's own")
-    func segmentWithoutKeyFrameIsDecodedFromTheKeyFrameBefore() async throws {
-        let folder = try Self.unalignedTS.get()
+    /// Plays the ladder in `folder` untimed under auto (v0 first, then v1: the server is local
+    /// and fast); returns the session and the paths of the segments ending in `suffix` fetched.
+    static func playUnaligned(_ folder: String, name: String, segmentSuffix suffix: String) async throws -> (PlayerSession, [String]) {
         let server = try FaultServer(root: folder)
         var options = PlayerOptions()
         options.isUntimed = true
-        let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-unaligned")
+        let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: name)
         try await session.playToEnd(timeout: 60)
-        let segments = server.requests.map(\.path).filter { $0.hasSuffix(".ts") }
+        return (session, server.requests.map(\.path).filter { $0.hasSuffix(suffix) })
+    }
+
+    @Test("A switch to a segment that does not start with a key frame decodes it from the key frame in the segment before it: every picture shown once, each its variant's own")
+    func segmentWithoutKeyFrameIsDecodedFromTheKeyFrameBefore() async throws {
+        let folder = try Self.unalignedTS.get()
+        let (session, segments) = try await Self.playUnaligned(folder, name: "hls-unaligned", segmentSuffix: ".ts")
         // v1's second segment, then its first for the key frame at 0 s, then on with v1.
         #expect(segments == ["/v0/index0.ts", "/v1/index1.ts", "/v1/index0.ts", "/v1/index2.ts"])
         let low = try Fixtures.frameMD5s("\(folder)/v0/index.m3u8"), high = try Fixtures.frameMD5s("\(folder)/v1/index.m3u8")
@@ -284,12 +290,7 @@ extension Playback.AudioGroupSwitching {
     @Test("An fMP4 segment that does not start with a sync sample is not switched to: it comes from the variant before, every frame is its own, and the policy keeps off it")
     func fragmentWithoutSyncSampleIsNotSwitchedTo() async throws {
         let folder = try Self.unalignedFMP4.get()
-        let server = try FaultServer(root: folder)
-        var options = PlayerOptions()
-        options.isUntimed = true
-        let session = PlayerSession(url: server.url("master.m3u8"), options: options, name: "hls-unaligned-fmp4")
-        try await session.playToEnd(timeout: 60)
-        let segments = server.requests.map(\.path).filter { $0.hasSuffix(".m4s") }
+        let (session, segments) = try await Self.playUnaligned(folder, name: "hls-unaligned-fmp4", segmentSuffix: ".m4s")
         #expect(segments == ["/v0/index0.m4s", "/v1/index1.m4s", "/v0/index1.m4s", "/v0/index2.m4s"])
         #expect(session.presentedFrames.map(\.md5) == (try Fixtures.frameMD5s("\(folder)/v0/index.m3u8")))
     }
