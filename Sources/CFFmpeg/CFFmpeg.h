@@ -2,6 +2,8 @@
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/aes.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>

@@ -8,7 +8,7 @@ struct HPlayerCommand: AsyncParsableCommand {
         commandName: "hplayer",
         abstract: "A media player engine and player for Linux.",
         version: "hplayer 0.1 (FFmpeg \(MediaLibraries.ffmpegVersion))",
-        subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self, SnapshotCommand.self, CacheCommand.self, ABRSimCommand.self],
+        subcommands: [PlayCommand.self, ProbeCommand.self, BenchCommand.self, SnapshotCommand.self, CacheCommand.self, ABRSimCommand.self, EncodeCommand.self],
         defaultSubcommand: PlayCommand.self
     )
 }

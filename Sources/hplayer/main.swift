@@ -29,7 +29,7 @@ FreeMemory.limitArenas()
 do {
     var arguments = PlayConfig.normalized(Array(CommandLine.arguments.dropFirst()))
     // hplayer.conf is for playing: not for the other commands, nor for help.
-    let otherCommands: Set = ["probe", "bench", "snapshot", "cache", "abr-sim", "help"]
+    let otherCommands: Set = ["probe", "bench", "snapshot", "cache", "abr-sim", "encode", "help"]
     if !arguments.isEmpty, !otherCommands.contains(arguments[0]), !arguments.contains(where: { ["--help", "-h", "--version"].contains($0) }) {
         arguments = PlayConfig.apply(to: arguments, environment: ProcessInfo.processInfo.environment)
     }

@@ -34,6 +34,15 @@ final class CodecContext: @unchecked Sendable {
         }
     }
 
+    /// The encoder FFmpeg calls `name` (libx264, h264_nvenc, …), opened once `configure` has set
+    /// what it needs; `configure` returns a libav* result, and a negative one fails the open.
+    init(encoderNamed name: String, configure: (UnsafeMutablePointer<AVCodecContext>) -> Int32) throws(MediaError) {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw MediaError(input: name, reason: "not in this FFmpeg")
+        }
+        context = try Self.open(codec, named: name, setUp: configure)
+    }
+
     deinit {
         var owned: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&owned)

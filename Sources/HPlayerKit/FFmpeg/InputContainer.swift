@@ -44,18 +44,30 @@ final class InputContainer: @unchecked Sendable {
     var renditionReading = RenditionReading(inputs: 1)
     let network: NetworkOptions
     private let opensRenditions: Bool
+    /// The demuxer to use, where libavformat is not to guess it (a capture device, lavfi).
+    private let format: InputFormat?
 
     /// - Parameters:
     ///   - byteSource: the bytes to read; nil: the I/O layer's HTTP client for an http(s) URL,
     ///     else libavformat opens `url` itself.
     ///   - opensRenditions: false where no sound is played (a snapshot, --no-audio): an audio
     ///     rendition is then not fetched at all.
-    init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions(), opensRenditions: Bool = true) {
+    ///   - format: the demuxer to open `url` with (libavformat reads it itself then).
+    init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions(), opensRenditions: Bool = true,
+         format: InputFormat? = nil) {
         self.url = url
         self.network = network
         self.opensRenditions = opensRenditions
-        self.byteSource = byteSource ?? (NetworkOptions.isHLS(url) ? HLSSegmentStream(url: url, options: network)
-            : NetworkOptions.isHTTP(url) ? network.httpResource(for: url) : nil)
+        self.format = format
+        if let byteSource {
+            self.byteSource = byteSource
+        } else if format == nil, NetworkOptions.isHLS(url) {
+            self.byteSource = HLSSegmentStream(url: url, options: network)
+        } else if format == nil, NetworkOptions.isHTTP(url) {
+            self.byteSource = network.httpResource(for: url)
+        } else {
+            self.byteSource = nil
+        }
     }
 
     deinit { close() }
@@ -107,8 +119,18 @@ final class InputContainer: @unchecked Sendable {
             }
             openedURL = "pipe:\(pipeDescriptor)"
         }
+        var demuxer: UnsafePointer<AVInputFormat>?
+        var options: OpaquePointer?
+        if let format {
+            do { demuxer = try format.demuxer(for: url) } catch {
+                avformat_free_context(allocated)
+                throw error
+            }
+            for (key, value) in format.options { av_dict_set(&options, key, value, 0) }
+        }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
-        let openResult = avformat_open_input(&opened, openedURL, nil, nil)
+        let openResult = avformat_open_input(&opened, openedURL, demuxer, &options)
+        av_dict_free(&options)
         guard openResult >= 0, opened != nil else {
             // avformat_open_input frees the context on failure, and leaves a custom AVIOContext to us.
             closePipe()

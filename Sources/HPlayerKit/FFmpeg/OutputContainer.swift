@@ -43,13 +43,16 @@ final class OutputContainer {
     /// A named pipe's descriptor, which libavformat writes as `pipe:FD` and does not close.
     private var pipeDescriptor: Int32 = -1
 
-    init(path: String) throws(MediaError) {
+    /// - Parameter isFragmented: false for a file written once through (an encode): MP4 and
+    ///   QuickTime files then get one index, moved to the front when the file ends (faststart).
+    init(path: String, isFragmented: Bool = true) throws(MediaError) {
         self.path = path
         let name = path.split(separator: "/").last ?? ""
         let fileExtension = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
-        guard let muxer = Self.muxers[fileExtension] else {
+        guard var muxer = Self.muxers[fileExtension] else {
             throw MediaError(input: path, reason: "cannot tell the format from the name: it must end in .mkv, .mov, .mp4 or .ts")
         }
+        if !isFragmented, muxer.movFlags != nil { muxer.movFlags = "faststart" }
         self.muxer = muxer
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         let result = avformat_alloc_output_context2(&allocated, nil, muxer.name, path)
@@ -116,6 +119,32 @@ final class OutputContainer {
             data.update(from: source, count: side.size)
         }
         return stream.pointee.index
+    }
+
+    /// Whether the format keeps codec configuration in its header (MP4, Matroska): encoders must
+    /// then put it in their extradata (AV_CODEC_FLAG_GLOBAL_HEADER).
+    var needsGlobalHeader: Bool {
+        guard let context else { return false }
+        return context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
+
+    /// Adds a stream for what `encoder` makes (its parameters and time base); returns its index.
+    /// Before `writeHeader`.
+    func addStream(encoder: UnsafeMutablePointer<AVCodecContext>) throws(MediaError) -> Int32 {
+        guard let context, let stream = avformat_new_stream(context, nil) else {
+            throw MediaError(input: path, reason: "out of memory")
+        }
+        let copied = avcodec_parameters_from_context(stream.pointee.codecpar, encoder)
+        guard copied >= 0 else { throw MediaError(input: path, reason: "cannot copy the codec parameters: \(FFmpegError(copied))") }
+        stream.pointee.time_base = encoder.pointee.time_base
+        stream.pointee.avg_frame_rate = encoder.pointee.framerate
+        return stream.pointee.index
+    }
+
+    /// Bytes written to the file so far.
+    var bytesWritten: Int {
+        guard let context, let io = context.pointee.pb else { return 0 }
+        return Int(avio_tell(io))
     }
 
     func writeHeader() throws(MediaError) {

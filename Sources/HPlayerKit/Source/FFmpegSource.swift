@@ -69,7 +69,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         self.options = options
         buffering = NetworkOptions.isHTTP(url) ? options.buffering.readingAhead(options.readAhead) : options.buffering
         looping = options.isLooping
-        container = InputContainer(url: url, byteSource: input, network: options.network, opensRenditions: options.mediaKinds.contains(.audio))
+        container = InputContainer(url: url, byteSource: input, network: options.network, opensRenditions: options.mediaKinds.contains(.audio),
+                                   format: options.inputFormat)
     }
 
     deinit { close() }

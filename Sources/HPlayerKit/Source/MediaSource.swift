@@ -40,6 +40,9 @@ public struct SourceOptions: Sendable {
     /// Played as fast as it decodes, with no clock (the player's `isUntimed`): no deadline, so
     /// the HLS bitrate policy sees its buffer as full.
     public var isUntimed = false
+    /// The demuxer to open the input with, where libavformat is not to guess it: a capture
+    /// device or a lavfi graph.
+    public var inputFormat: InputFormat?
 
     public init() {}
 }

@@ -1,0 +1,261 @@
+import CFFmpeg
+import Synchronization
+
+/// What `hplayer encode` does: one source, encoders for its picture and sound, and the files
+/// they go to.
+public struct EncodeJob: Sendable {
+    public var input: String
+    /// The demuxer for a capture device or a lavfi graph; nil: guessed from the input.
+    public var inputFormat: InputFormat?
+    public var outputs: [String]
+    public var video = VideoEncodeSettings()
+    public var audio = AudioEncodeSettings()
+    public var hardware = HardwareEncoder.no
+    /// Seconds of the source to encode; nil: all of it.
+    public var duration: Double?
+    public var network = NetworkOptions()
+
+    public init(input: String, outputs: [String]) {
+        self.input = input
+        self.outputs = outputs
+    }
+}
+
+/// How far an encode has got, for the progress line.
+public struct EncodeProgress: Sendable, Equatable {
+    /// Pictures encoded (blocks of sound when there is no picture).
+    public var frames = 0
+    /// How far into the source, in seconds.
+    public var position = 0.0
+    /// Bytes written to the outputs.
+    public var bytes = 0
+    /// The source's length, or the asked duration; nil when unknown (a live source).
+    public var duration: Double?
+}
+
+/// An encode in progress: the engine's source reads and decodes the input (anything hplayer
+/// plays, or a capture device), a thread per stream encodes what its track decodes, and every
+/// packet goes to each output that takes its kind.
+public final class EncodeSession: SourceDelegate, @unchecked Sendable {
+    public let job: EncodeJob
+    private let source: FFmpegSource
+    private let state = ConditionLock()
+    private var outcome: Result<Void, MediaError>?
+    private var failure: MediaError?
+    private var threads: [JoinableThread] = []
+    private var progressValue = EncodeProgress()
+    /// Which encoders run, and why those asked for first did not.
+    private var encoderLines: [String] = []
+    private let stopping = Atomic<Bool>(false)
+
+    /// The outputs, under their own lock: both encode threads write to them, and the progress
+    /// line reads their sizes. It is held over a muxer's write (the file it guards), never over
+    /// a call into the source or an encoder.
+    private let outputs: Locked<[EncodeOutput]>
+    private var videoEncoder: VideoEncoder?
+    private var audioEncoder: AudioEncoder?
+
+    public init(job: EncodeJob) throws(MediaError) {
+        self.job = job
+        guard !job.outputs.isEmpty else { throw MediaError(input: job.input, reason: "no output given") }
+        var made: [EncodeOutput] = []
+        for path in job.outputs { made.append(try makeEncodeOutput(path: path)) }
+        outputs = Locked(made)
+        var options = SourceOptions()
+        options.isUntimed = true
+        options.buffering.maximumBufferedDuration = .infinity
+        options.network = job.network
+        options.inputFormat = job.inputFormat
+        options.mediaKinds = made.reduce(into: Set<MediaKind>()) { $0.formUnion($1.kinds) }
+        source = FFmpegSource(url: job.input, options: options)
+    }
+
+    /// Opens the source; encoding starts once it is open.
+    public func start() { source.open(delegate: self) }
+
+    /// Ends the encode early (Ctrl-C): what was encoded so far is drained and the files finished.
+    public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    public var progress: EncodeProgress {
+        var progress = state.withLock { progressValue }
+        progress.bytes = outputs.withLock { $0.reduce(0) { $0 + $1.bytesWritten } }
+        return progress
+    }
+
+    /// A line per encoder: which one runs, and why one asked for did not.
+    public var encoders: [String] { state.withLock { encoderLines } }
+
+    /// Waits for the end: every output finished, or the first error.
+    public func wait() throws(MediaError) {
+        let result = state.withLock {
+            while outcome == nil { state.wait() }
+            return outcome!
+        }
+        state.withLock { threads }.forEach { $0.join() }
+        source.close()
+        if case .failure(let error) = result { throw error }
+    }
+
+    // MARK: SourceDelegate (the source's read thread)
+
+    public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError) {
+        let video = tracks.first { $0.kind == .video }
+        let audio = tracks.first { $0.kind == .audio }
+        let lines = try openEncoders(info: info, video: video, audio: audio)
+        try outputs.withLock { (outputs) throws(MediaError) in
+            for output in outputs { try output.start(video: videoEncoder, audio: audioEncoder) }
+        }
+        state.withLock { encoderLines = lines }
+        let origin = info.startTime
+        let duration = job.duration ?? info.duration
+        state.withLock { progressValue.duration = duration }
+        var started: [JoinableThread] = []
+        if let video, let encoder = videoEncoder {
+            started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(video, encoder, origin: origin) })
+        }
+        if let audio, let encoder = audioEncoder {
+            started.append(JoinableThread(name: "hp-encode-audio") { [self] in encodeAudio(audio, encoder, origin: origin) })
+        }
+        let encoding = started
+        let watcher = JoinableThread(name: "hp-encode-end") { [self] in
+            encoding.forEach { $0.join() }
+            finish()
+        }
+        state.withLock { threads = encoding + [watcher] }
+    }
+
+    public func source(_ source: MediaSource, didFailWith error: MediaError) {
+        let isOpen = state.withLock { () -> Bool in
+            if failure == nil { failure = error }
+            return !threads.isEmpty
+        }
+        stopping.store(true, ordering: .relaxed)
+        // Before the open there are no threads to finish the files: the end is now.
+        if !isOpen { state.withLock { settle(.failure(error)) } }
+    }
+
+    public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
+        throw MediaError(input: source.url, reason: "no switch of stream while encoding")
+    }
+
+    public func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {}
+
+    // MARK: Encoding
+
+    /// Opens an encoder for each track and configures the track for it; returns a line per encoder.
+    private func openEncoders(info: MediaInfo, video: Track?, audio: Track?) throws(MediaError) -> [String] {
+        let needsGlobalHeader = outputs.withLock { $0.contains { $0.needsGlobalHeader } }
+        var lines: [String] = []
+        if let video, let format = video.videoFormat {
+            video.configureVideo(acceptedPixelFormats: [.yuv420p])
+            let rate = info.streams.first { $0.index == Int(video.streamIndex) }?.frameRate ?? 0
+            let frameRate = rate > 0 ? av_d2q(rate, 1_001_000) : AVRational(num: 25, den: 1)
+            let size = job.video.size ?? PictureSize(width: format.width, height: format.height)
+            // 4:2:0 pictures have even sides.
+            let (encoder, notes) = try VideoEncoder.open(
+                hardware: job.hardware, settings: job.video, width: Int32(max(size.width & ~1, 2)),
+                height: Int32(max(size.height & ~1, 2)), frameRate: frameRate, globalHeader: needsGlobalHeader)
+            videoEncoder = encoder
+            lines += notes.map { "\($0); encoding with the next" }
+            lines.append("video: \(encoder.name) \(encoder.context.pointee.width)x\(encoder.context.pointee.height) "
+                         + "\(frameRate.num)/\(frameRate.den) fps")
+        }
+        if let audio, let native = audio.nativeAudioFormat {
+            let encoder = try AudioEncoder(settings: job.audio, sourceRate: native.sampleRate,
+                                           sourceChannels: native.channelCount, globalHeader: needsGlobalHeader)
+            audio.configureAudio(output: AudioFormat(sampleFormat: .float32, sampleRate: encoder.sampleRate,
+                                                     channelCount: encoder.channelCount))
+            audioEncoder = encoder
+            lines.append("audio: aac \(encoder.sampleRate) Hz \(encoder.channelCount) ch \(job.audio.bitRate / 1000) kb/s")
+        }
+        return lines
+    }
+
+    private func encodeVideo(_ track: Track, _ encoder: VideoEncoder, origin: Double) {
+        let rate = encoder.frameRate
+        var lastPts = Int64.min
+        var frames = 0
+        run(track, origin: origin) { (frame, position) throws(MediaError) in
+            var pts = Int64((position * Double(rate.num) / Double(rate.den)).rounded())
+            // A variable frame rate can round two pictures to one number: the later takes the next.
+            if pts <= lastPts { pts = lastPts + 1 }
+            lastPts = pts
+            try encoder.encode(frame.avFrame, pts: pts) { (packet) throws(MediaError) in try write(packet, kind: .video) }
+            frames += 1
+            state.withLock {
+                progressValue.frames = frames
+                progressValue.position = max(progressValue.position, position)
+            }
+        } drain: { () throws(MediaError) in
+            try encoder.encode(nil, pts: 0) { (packet) throws(MediaError) in try write(packet, kind: .video) }
+        }
+    }
+
+    private func encodeAudio(_ track: Track, _ encoder: AudioEncoder, origin: Double) {
+        let countsFrames = videoEncoder == nil
+        var blocks = 0
+        run(track, origin: origin) { (frame, position) throws(MediaError) in
+            guard let samples = frame.plane(0) else { return }
+            let pts = Int64((max(position, 0) * Double(encoder.sampleRate)).rounded())
+            let start = UnsafeRawPointer(samples).assumingMemoryBound(to: Float.self) + frame.consumedSamples * encoder.channelCount
+            try encoder.encode(start, count: frame.sampleCount - frame.consumedSamples, pts: pts) { (packet) throws(MediaError) in
+                try write(packet, kind: .audio)
+            }
+            blocks += 1
+            state.withLock {
+                if countsFrames { progressValue.frames = blocks }
+                progressValue.position = max(progressValue.position, position)
+            }
+        } drain: { () throws(MediaError) in
+            try encoder.finish { (packet) throws(MediaError) in try write(packet, kind: .audio) }
+        }
+    }
+
+    /// Takes `track`'s frames in order until it ends, the asked duration is reached or the
+    /// encode stops, handing each to `encode` with its position from `origin`; then `drain`.
+    private func run(_ track: Track, origin: Double, encode: (Frame, Double) throws(MediaError) -> Void,
+                     drain: () throws(MediaError) -> Void) {
+        do {
+            while !stopping.load(ordering: .relaxed) {
+                guard let frame = track.popFrame(blocking: true, deadline: MonotonicClock.now() + 0.05) else {
+                    if track.hasFinishedDecoding(serial: 0), track.queuedFrameCount == 0 || track.isFrameQueueClosed { break }
+                    continue
+                }
+                defer { track.recycle(frame) }
+                let position = frame.pts - origin
+                if let duration = job.duration, position >= duration { break }
+                try encode(frame, position)
+            }
+            try drain()
+        } catch {
+            state.withLock { if failure == nil { failure = error } }
+            stopping.store(true, ordering: .relaxed)
+        }
+    }
+
+    private func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError) {
+        try outputs.withLock { (outputs) throws(MediaError) in
+            for output in outputs where output.kinds.contains(kind) { try output.write(packet, kind: kind) }
+        }
+    }
+
+    /// Every encode thread has ended: the files are finished (a failed encode's too, so what was
+    /// encoded stays playable), and the outcome told.
+    private func finish() {
+        var finishFailure: MediaError?
+        outputs.withLock { outputs in
+            for output in outputs {
+                do throws(MediaError) { try output.finish() } catch { if finishFailure == nil { finishFailure = error } }
+            }
+        }
+        state.withLock {
+            if let error = failure ?? finishFailure { settle(.failure(error)) } else { settle(.success(())) }
+        }
+    }
+
+    /// Under `state`.
+    private func settle(_ result: Result<Void, MediaError>) {
+        if outcome == nil { outcome = result }
+        state.broadcast()
+    }
+}

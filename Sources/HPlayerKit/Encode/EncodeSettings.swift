@@ -1,0 +1,48 @@
+/// How `hplayer encode` encodes the picture: libx264's settings, or a hardware encoder's where
+/// one is asked for and opens.
+public struct VideoEncodeSettings: Sendable, Equatable {
+    /// Bits per second; nil: constant quality (`crf`).
+    public var bitRate: Int?
+    /// x264's constant rate factor when no bit rate is given.
+    public var crf = 23.0
+    /// Frames from one key frame to the next; nil: two seconds' worth. Scene cuts do not add
+    /// key frames, so the interval is exact (HLS variants cut at the same frames).
+    public var keyFrameInterval: Int?
+    /// "baseline", "main", "high"; nil: the encoder's choice.
+    public var profile: String?
+    /// "3.1", "4.1", …; nil: the encoder's choice.
+    public var level: String?
+    /// The most B-frames in a row; nil: the encoder's default (3 for x264).
+    public var bFrames: Int?
+    /// x264's speed preset ("ultrafast" … "veryslow").
+    public var preset = "medium"
+    /// Real time: no frame delay (x264's zerolatency tune: no look-ahead, no B-frames).
+    public var isZeroLatency = false
+    /// Encoder threads; 0: one per core.
+    public var threads = 0
+    /// The picture's size; nil: the source's.
+    public var size: PictureSize?
+
+    public init() {}
+}
+
+/// How the sound is encoded: FFmpeg's native AAC encoder (AAC-LC).
+public struct AudioEncodeSettings: Sendable, Equatable {
+    public var bitRate = 128_000
+    /// nil: the source's (when AAC supports it, else 48 kHz).
+    public var sampleRate: Int?
+    /// nil: the source's (at most 8).
+    public var channelCount: Int?
+
+    public init() {}
+}
+
+/// `--hwenc`: which H.264 encoder to try first.
+public enum HardwareEncoder: String, Sendable, CaseIterable {
+    /// nvenc, then vaapi, then libx264.
+    case auto
+    /// libx264.
+    case no
+    case nvenc
+    case vaapi
+}

@@ -1,0 +1,223 @@
+import Foundation
+import HPlayerKit
+import Testing
+
+extension Playback {
+    /// `hplayer encode`: what it writes, checked with FFmpeg's tools and played back.
+    @Suite struct Encoding {
+        func encode(_ arguments: [String], timeout: Double = 120) throws -> CommandResult {
+            let result = try Command.run([Command.hplayer, "encode"] + arguments, timeout: timeout)
+            #expect(!result.timedOut, "hplayer encode \(arguments) did not end within \(timeout) s")
+            return result
+        }
+
+        func errorLines(_ result: CommandResult) -> [Substring] {
+            result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
+        }
+
+        /// `ffprobe -show_entries` of the first stream of `type` (v or a), as key=value pairs.
+        func probe(_ path: String, stream: String, entries: String) throws -> [String: String] {
+            let result = try Command.run(["ffprobe", "-v", "error", "-select_streams", "\(stream):0", "-count_frames",
+                                          "-show_entries", "stream=\(entries)", "-of", "default=noprint_wrappers=1", path])
+            return Dictionary(result.stdout.split(separator: "\n").compactMap { line in
+                let parts = line.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The NAL unit types of each packet of a raw H.264 file, as FFmpeg's trace_headers
+        /// bitstream filter reads them (an independent parser).
+        func traceNALTypes(_ path: String) throws -> [[Int]] {
+            let result = try Command.run(["ffmpeg", "-nostdin", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+            var packets: [[Int]] = []
+            for line in result.stderr.split(separator: "\n") {
+                if line.contains("] Packet:") {
+                    packets.append([])
+                } else if line.contains("nal_unit_type"), !packets.isEmpty, let type = line.split(separator: " ").last.flatMap({ Int($0) }) {
+                    packets[packets.count - 1].append(type)
+                }
+            }
+            return packets
+        }
+
+        /// Access units by our own parser: a new one at each AUD, SPS or first slice after a slice.
+        func ourAccessUnits(_ path: String) throws -> [[Int]] {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            var units: [[Int]] = []
+            var current: [Int] = []
+            var sawSlice = false
+            for unit in AnnexB.nalUnits(in: bytes) {
+                let isSlice = unit.type == AnnexB.H264Type.slice || unit.type == AnnexB.H264Type.idrSlice
+                let startsUnit = [AnnexB.H264Type.accessUnitDelimiter, AnnexB.H264Type.sps, AnnexB.H264Type.sei].contains(unit.type)
+                    || (isSlice && sawSlice && bytes[unit.range.lowerBound + 1] & 0x80 != 0)
+                if startsUnit, sawSlice {
+                    units.append(current)
+                    current = []
+                    sawSlice = false
+                }
+                current.append(unit.type)
+                if isSlice { sawSlice = true }
+            }
+            if !current.isEmpty { units.append(current) }
+            return units
+        }
+
+        struct AudioCase: CustomTestStringConvertible, Sendable {
+            var rate: Int
+            var layout: String
+            var testDescription: String { "\(rate) Hz \(layout)" }
+        }
+
+        @Test("ADTS: the .aac file is byte-identical to ffmpeg -c:a copy -f adts of the same packets (muxed into Matroska in the same run)", arguments: [
+            AudioCase(rate: 44100, layout: "mono"), AudioCase(rate: 44100, layout: "stereo"),
+            AudioCase(rate: 48000, layout: "mono"), AudioCase(rate: 48000, layout: "stereo"),
+        ])
+        func adtsMatchesFFmpeg(_ audio: AudioCase) throws {
+            let folder = Fixtures.newFolder("adts")
+            let result = try encode(["--from", "lavfi:sine=frequency=1000:sample_rate=\(audio.rate),aformat=channel_layouts=\(audio.layout)",
+                                     "-t", "2", "-o", folder + "/ours.aac", "-o", folder + "/same.mkv"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let rewrapped = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-i", folder + "/same.mkv", "-c:a", "copy",
+                                             "-f", "adts", folder + "/ffmpeg.aac"])
+            #expect(rewrapped.status == 0, "\(rewrapped.stderr)")
+            let ours = try Data(contentsOf: URL(fileURLWithPath: folder + "/ours.aac"))
+            let theirs = try Data(contentsOf: URL(fileURLWithPath: folder + "/ffmpeg.aac"))
+            #expect(ours.count > 10_000)
+            #expect(ours == theirs)
+            let stream = try probe(folder + "/ours.aac", stream: "a", entries: "sample_rate,channels,profile")
+            #expect(stream["sample_rate"] == "\(audio.rate)" && stream["channels"] == (audio.layout == "mono" ? "1" : "2")
+                    && stream["profile"] == "LC", "\(stream)")
+        }
+
+        @Test("ADTS refuses a channel count it cannot express: exit 1, one line naming the file, no encoder line")
+        func adtsRefusesSevenChannels() throws {
+            let folder = Fixtures.newFolder("adts-refused")
+            let result = try encode(["--from", "lavfi:sine=sample_rate=48000,aformat=channel_layouts=6.1", "-t", "1",
+                                     "-o", folder + "/seven.aac"])
+            #expect(result.status == 1)
+            #expect(result.stderr.split(separator: "\n") == ["hplayer: error: \(folder)/seven.aac: ADTS cannot express 7 channels"],
+                    "\(result.stderr)")
+        }
+
+        @Test("Raw H.264: every IDR has an SPS and a PPS before it (our NAL parser and ffmpeg's trace_headers), in-band from x264 and put back from extradata when an MP4 is written too; it decodes frame-exact in hplayer and ffmpeg", arguments: [false, true])
+        func rawH264(withMP4: Bool) throws {
+            let folder = Fixtures.newFolder("raw-h264")
+            let raw = folder + "/out.h264"
+            // 100 frames with a key frame every 25: IDRs at 0, 25, 50 and 75.
+            let result = try encode(["--from", "pattern:320x240@25", "-t", "4", "--keyint", "25", "-o", raw]
+                                    + (withMP4 ? ["-o", folder + "/out.mp4"] : []))
+            #expect(result.status == 0, "\(result.stderr)")
+            let units = try ourAccessUnits(raw)
+            #expect(units.count == 100)
+            #expect(units.filter { $0.contains(AnnexB.H264Type.idrSlice) }.count == 4)
+            #expect(AnnexB.everyIDRHasParameterSets(units))
+            let traced = try traceNALTypes(raw)
+            #expect(traced.count == 100)
+            #expect(traced.filter { $0.contains(5) }.count == 4)
+            #expect(AnnexB.everyIDRHasParameterSets(traced), "\(traced.prefix(3))")
+
+            let expected = try Fixtures.frameMD5s(raw)
+            #expect(expected.count == 100)
+            let played = folder + "/played"
+            let playback = try Command.run([Command.hplayer, raw, "--vo", "record:\(played)", "--ao", "null", "--untimed", "--no-status"], timeout: 60)
+            #expect(playback.status == 0, "\(playback.stderr)")
+            let md5s = try String(contentsOfFile: played + "/video.tsv", encoding: .utf8).split(separator: "\n").map { String($0.split(separator: "\t")[2]) }
+            #expect(md5s == expected)
+            if withMP4 {
+                #expect(try Fixtures.frameMD5s(folder + "/out.mp4") == expected, "the MP4 holds the same pictures")
+            }
+        }
+
+        @Test("An MP4 from a file through the engine: faststart (moov before mdat), every source frame, the sound, the duration within a frame")
+        func mp4FromAFile() throws {
+            let clip = try Clips.audioVideo(seconds: 3)
+            let source = try probe(clip, stream: "v", entries: "nb_read_frames,r_frame_rate")
+            let folder = Fixtures.newFolder("mp4")
+            let output = folder + "/out.mp4"
+            let result = try encode(["--from", clip, "-o", output, "--preset", "veryfast"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+            func offset(of box: String) -> Int? {
+                let tag = Array(box.utf8)
+                return (0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual(tag) }
+            }
+            let moov = try #require(offset(of: "moov"))
+            let mdat = try #require(offset(of: "mdat"))
+            #expect(moov < mdat)
+            let video = try probe(output, stream: "v", entries: "codec_name,nb_read_frames,r_frame_rate,duration")
+            #expect(video["codec_name"] == "h264")
+            #expect(video["nb_read_frames"] == source["nb_read_frames"], "\(video) against \(source)")
+            #expect(video["r_frame_rate"] == source["r_frame_rate"])
+            let audio = try probe(output, stream: "a", entries: "codec_name,profile,duration")
+            #expect(audio["codec_name"] == "aac" && audio["profile"] == "LC")
+            let duration = try #require(Double(video["duration"] ?? ""))
+            #expect(abs(duration - 3) <= 1.0 / 25 + 1e-6, "\(duration)")
+            #expect(result.stderr.contains("hplayer: video: libx264 "), "\(result.stderr)")
+        }
+
+        @Test("The same source encoded twice with one x264 thread to MPEG-TS gives byte-identical files")
+        func deterministic() throws {
+            let folder = Fixtures.newFolder("deterministic")
+            for name in ["first", "second"] {
+                let result = try encode(["--from", "pattern:320x240@25", "-t", "3", "--encoder-threads", "1", "-o", "\(folder)/\(name).ts"])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            let first = try Data(contentsOf: URL(fileURLWithPath: folder + "/first.ts"))
+            #expect(first.count > 50_000)
+            #expect(first == (try Data(contentsOf: URL(fileURLWithPath: folder + "/second.ts"))))
+        }
+
+        @Test("--video-size scales, and --video-bitrate, --keyint, --profile, --level and --bframes reach the stream")
+        func settingsReachTheStream() throws {
+            let folder = Fixtures.newFolder("settings")
+            let output = folder + "/out.mp4"
+            let result = try encode(["--from", "pattern:640x360@30", "-t", "4", "--video-size", "320x180", "--video-bitrate", "300k",
+                                     "--keyint", "30", "--profile", "main", "--level", "3.0", "--bframes", "0", "-o", output])
+            #expect(result.status == 0, "\(result.stderr)")
+            let video = try probe(output, stream: "v", entries: "width,height,profile,level,has_b_frames,bit_rate")
+            #expect(video["width"] == "320" && video["height"] == "180" && video["profile"] == "Main" && video["level"] == "30"
+                    && video["has_b_frames"] == "0", "\(video)")
+            let rate = try #require(Double(video["bit_rate"] ?? ""))
+            #expect(rate > 150_000 && rate < 450_000, "\(rate)")
+            #expect(try Fixtures.framePts(output, keyframesOnly: true) == [0, 1, 2, 3])
+        }
+
+        @Test("--hwenc=nvenc where it cannot open says why in one line and encodes with libx264 (on a machine with NVENC: with it)")
+        func hardwareFallback() throws {
+            let folder = Fixtures.newFolder("hwenc")
+            let result = try encode(["--from", "pattern:320x240@25", "-t", "1", "--hwenc", "nvenc", "-o", folder + "/out.mp4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            let videoLine = try #require(lines.first { $0.hasPrefix("hplayer: video: ") })
+            if videoLine.hasPrefix("hplayer: video: libx264 ") {
+                #expect(lines.filter { $0.hasPrefix("hplayer: h264_nvenc: ") && $0.hasSuffix("; encoding with the next") }.count == 1,
+                        "\(result.stderr)")
+            } else {
+                #expect(videoLine.hasPrefix("hplayer: video: h264_nvenc "))
+            }
+            #expect(try probe(folder + "/out.mp4", stream: "v", entries: "nb_read_frames")["nb_read_frames"] == "25")
+        }
+
+        @Test("A camera that is not there, and a file that is not there: exit 1, one line naming the source")
+        func missingSources() throws {
+            let folder = Fixtures.newFolder("missing")
+            let camera = try encode(["--from", "v4l2:/dev/video-hplayer-none", "-o", folder + "/out.mp4"])
+            #expect(camera.status == 1)
+            #expect(camera.stderr.split(separator: "\n") == ["hplayer: error: v4l2:/dev/video-hplayer-none: no camera: /dev/video-hplayer-none does not exist"])
+            let file = try encode(["--from", folder + "/none.mp4", "-o", folder + "/out.mp4"])
+            #expect(file.status == 1)
+            #expect(file.stderr.split(separator: "\n") == ["hplayer: error: \(folder)/none.mp4: No such file or directory"])
+        }
+
+        @Test("The X11 screen (the tests' Xvfb) is captured for the asked second at about 30 fps")
+        func screenCapture() throws {
+            let folder = Fixtures.newFolder("x11")
+            let result = try encode(["--from", "x11:", "-t", "1", "-o", folder + "/screen.mp4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let video = try probe(folder + "/screen.mp4", stream: "v", entries: "nb_read_frames")
+            // x11grab paces itself by the clock: on a loaded machine a frame or a few may be late.
+            let frames = try #require(Int(video["nb_read_frames"] ?? ""))
+            #expect((20...31).contains(frames), "\(video)")
+        }
+    }
+}
