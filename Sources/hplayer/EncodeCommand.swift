@@ -41,6 +41,17 @@ struct EncodeCommand: ParsableCommand {
     var sampleRate: Int?
     @Option(help: "AAC channels (default: the source's, at most 8).") var channels: Int?
 
+    @Option(help: "Also make an HLS package in DIR: a variant per --ladder rung, a media playlist each and master.m3u8.")
+    var hls: String?
+    @Option(help: "The package's rungs from the top, HEIGHTp:RATEk (default: 1080p:5000k,720p:2800k,360p:800k, those no taller than the source).")
+    var ladder: String?
+    @Option(name: .customLong("hls-segment-type"), help: "mpegts (the default) or fmp4.") var hlsSegmentType = "mpegts"
+    @Option(name: .customLong("hls-time"), help: "Seconds per segment (default 4); each starts with a key frame.") var hlsTime = 4.0
+    @Option(name: .customLong("hls-audio"), help: "in-variant (the default: the sound in every variant) or separate (once, as its own rendition).")
+    var hlsAudio = "in-variant"
+    @Option(name: .customLong("hls-key"), help: "A 16-byte key file: every segment AES-128 encrypted.") var hlsKey: String?
+    @Option(name: .customLong("hls-key-uri"), help: "The key's URI in the playlists (default key.bin, next to them).") var hlsKeyURI: String?
+
     @Flag(name: .customLong("no-progress"), help: "No progress line on a terminal.") var noProgress = false
     @Option(name: .customLong("stats-dir"), help: "Write DIR/progress.tsv: a line each half second (at, frames, position, bytes, speed).")
     var statsDirectory: String?
@@ -93,7 +104,7 @@ struct EncodeCommand: ParsableCommand {
     }
 
     private func makeJob() throws(CommandLineFailure) -> EncodeJob {
-        guard !outputs.isEmpty else { throw .usage(input: "-o", reason: "no output given") }
+        guard !outputs.isEmpty || hls != nil else { throw .usage(input: "-o", reason: "no output given (-o FILE or --hls DIR)") }
         let source: EncodeSource
         do {
             source = try EncodeSource.parse(from, display: getenv("DISPLAY").map { String(cString: $0) })
@@ -155,7 +166,39 @@ struct EncodeCommand: ParsableCommand {
             job.audio.channelCount = channels
         }
         try network.apply(to: &job.network)
+        job.package = try packageSettings()
         return job
+    }
+
+    private func packageSettings() throws(CommandLineFailure) -> PackageSettings? {
+        guard let hls else {
+            if ladder != nil || hlsKey != nil { throw .usage(input: ladder != nil ? "--ladder" : "--hls-key", reason: "needs --hls DIR") }
+            return nil
+        }
+        var package = PackageSettings(directory: hls)
+        if let ladder {
+            do { package.ladder = try Ladder.parse(ladder) } catch { throw .usage(input: error.input, reason: error.reason) }
+        }
+        guard let type = SegmentType(rawValue: hlsSegmentType) else {
+            throw .usage(input: "--hls-segment-type", reason: "expected mpegts or fmp4, got '\(hlsSegmentType)'")
+        }
+        package.segmentType = type
+        guard hlsTime >= 0.5, hlsTime <= 60 else { throw .usage(input: "--hls-time", reason: "expected 0.5 to 60 seconds, got \(hlsTime)") }
+        package.segmentDuration = hlsTime
+        switch hlsAudio {
+        case "in-variant": package.separateAudio = false
+        case "separate": package.separateAudio = true
+        default: throw .usage(input: "--hls-audio", reason: "expected in-variant or separate, got '\(hlsAudio)'")
+        }
+        if let hlsKey {
+            guard let file = fopen(hlsKey, "rb") else { throw .usage(input: "--hls-key", reason: "\(hlsKey): \(String(cString: strerror(errno)))") }
+            defer { fclose(file) }
+            var key = [UInt8](repeating: 0, count: 17)
+            guard fread(&key, 1, 17, file) == 16 else { throw .usage(input: "--hls-key", reason: "\(hlsKey): not 16 bytes") }
+            package.key = Array(key.prefix(16))
+            package.keyURI = hlsKeyURI
+        }
+        return package
     }
 }
 

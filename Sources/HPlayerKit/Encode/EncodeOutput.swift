@@ -1,19 +1,38 @@
 import CFFmpeg
 import Glibc
 
-/// Where encoded packets go: a muxed file, a raw H.264 stream or an ADTS stream.
+/// Where encoded packets go: a muxed file, a raw H.264 stream, an ADTS stream or an HLS package.
 protocol EncodeOutput: AnyObject {
     var path: String { get }
     /// The kinds of stream it writes, of those there are.
     var kinds: Set<MediaKind> { get }
     /// Whether its encoders must keep codec configuration in extradata.
     var needsGlobalHeader: Bool { get }
-    /// Starts the file once the encoders are open (nil where the source has no such stream).
-    func start(video: VideoEncoder?, audio: AudioEncoder?) throws(MediaError)
-    /// One packet of `kind`, its times in that encoder's time base; the packet stays the caller's.
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError)
+    /// The video encodings it writes: the main one (`-o` files) or a package's rungs.
+    var videoEncodings: VideoEncodings { get }
+    /// Starts writing once the encoders are open: `video` holds its encodings' encoders in order
+    /// (none where the source has no picture), `audio` nil where it has no sound.
+    func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError)
+    /// One packet of `kind` from its `encoding`th video encoder (0 for sound), its times in that
+    /// encoder's time base; the packet stays the caller's.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError)
+    /// The encoder of `kind` has put out its last packet.
+    func end(_ kind: MediaKind) throws(MediaError)
     func finish() throws(MediaError)
     var bytesWritten: Int { get }
+}
+
+/// Which video encodings an output takes.
+enum VideoEncodings: Equatable {
+    /// The encoding at the source's size or --video-size, with the command's settings.
+    case main
+    /// A package's rungs, from the top.
+    case rungs
+}
+
+extension EncodeOutput {
+    var videoEncodings: VideoEncodings { .main }
+    func end(_ kind: MediaKind) throws(MediaError) {}
 }
 
 /// The output for `path`, by its extension: .h264/.264 raw H.264, .aac ADTS, else a muxer's.
@@ -55,8 +74,8 @@ final class MuxedOutput: EncodeOutput {
     /// The file's size once finished (the trailer and the faststart move included).
     private var finalSize: Int?
 
-    func start(video: VideoEncoder?, audio: AudioEncoder?) throws(MediaError) {
-        if let video {
+    func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
+        if let video = video.first {
             streamIndex[.video] = try container.addStream(encoder: video.context)
             encoderTimeBase[.video] = video.context.pointee.time_base
         }
@@ -67,7 +86,7 @@ final class MuxedOutput: EncodeOutput {
         try container.writeHeader()
     }
 
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError) {
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
         guard let index = streamIndex[kind], let timeBase = encoderTimeBase[kind] else { return }
         guard av_packet_ref(handedOver, packet) >= 0 else { throw MediaError(input: path, reason: "out of memory") }
         handedOver.pointee.stream_index = index
@@ -126,8 +145,8 @@ final class RawH264Output: EncodeOutput {
     let needsGlobalHeader = false
     var bytesWritten: Int { file.size }
 
-    func start(video: VideoEncoder?, audio: AudioEncoder?) throws(MediaError) {
-        guard let video else { throw MediaError(input: path, reason: "the source has no video to write as H.264") }
+    func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
+        guard let video = video.first else { throw MediaError(input: path, reason: "the source has no video to write as H.264") }
         let context = video.context.pointee
         if let extradata = context.extradata, context.extradata_size > 0 {
             let bytes = UnsafeBufferPointer(start: extradata, count: Int(context.extradata_size))
@@ -135,7 +154,7 @@ final class RawH264Output: EncodeOutput {
         }
     }
 
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError) {
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
         guard kind == .video, let data = packet.pointee.data else { return }
         let bytes = UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))
         let units = AnnexB.nalUnits(in: bytes)
@@ -170,7 +189,7 @@ final class ADTSOutput: EncodeOutput {
     let needsGlobalHeader = false
     var bytesWritten: Int { file.size }
 
-    func start(video: VideoEncoder?, audio: AudioEncoder?) throws(MediaError) {
+    func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
         guard let audio else { throw MediaError(input: path, reason: "the source has no sound to write as AAC") }
         do {
             header = try ADTSHeader(objectType: audio.objectType, sampleRate: audio.sampleRate, channelCount: audio.channelCount)
@@ -179,7 +198,7 @@ final class ADTSOutput: EncodeOutput {
         }
     }
 
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError) {
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
         guard kind == .audio, let header, let data = packet.pointee.data else { return }
         let length = Int(packet.pointee.size)
         do {

@@ -14,6 +14,8 @@ public struct EncodeJob: Sendable {
     /// Seconds of the source to encode; nil: all of it.
     public var duration: Double?
     public var network = NetworkOptions()
+    /// An HLS package made in the same pass, with a video encoding per rung.
+    public var package: PackageSettings?
 
     public init(input: String, outputs: [String]) {
         self.input = input
@@ -52,14 +54,18 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     /// line reads their sizes. It is held over a muxer's write (the file it guards), never over
     /// a call into the source or an encoder.
     private let outputs: Locked<[EncodeOutput]>
-    private var videoEncoder: VideoEncoder?
+    /// The main video encoding (for `-o` files) and a package's rungs, each encoding every picture.
+    private var videoEncoders: [VideoEncoder] = []
     private var audioEncoder: AudioEncoder?
+    /// For each video encoder, the outputs it writes to and its place among their encodings.
+    private var videoRoutes: [[(output: Int, encoding: Int)]] = []
 
     public init(job: EncodeJob) throws(MediaError) {
         self.job = job
-        guard !job.outputs.isEmpty else { throw MediaError(input: job.input, reason: "no output given") }
+        guard !job.outputs.isEmpty || job.package != nil else { throw MediaError(input: job.input, reason: "no output given") }
         var made: [EncodeOutput] = []
         for path in job.outputs { made.append(try makeEncodeOutput(path: path)) }
+        if let package = job.package { made.append(try HLSPackage(settings: package)) }
         outputs = Locked(made)
         var options = SourceOptions()
         options.isUntimed = true
@@ -103,15 +109,19 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         let audio = tracks.first { $0.kind == .audio }
         let lines = try openEncoders(info: info, video: video, audio: audio)
         try outputs.withLock { (outputs) throws(MediaError) in
-            for output in outputs { try output.start(video: videoEncoder, audio: audioEncoder) }
+            for (index, output) in outputs.enumerated() {
+                let taken = videoRoutes.indices.filter { videoRoutes[$0].contains { $0.output == index } }
+                try output.start(video: taken.map { videoEncoders[$0] }, audio: audioEncoder)
+            }
         }
         state.withLock { encoderLines = lines }
         let origin = info.startTime
         let duration = job.duration ?? info.duration
         state.withLock { progressValue.duration = duration }
         var started: [JoinableThread] = []
-        if let video, let encoder = videoEncoder {
-            started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(video, encoder, origin: origin) })
+        if let video, !videoEncoders.isEmpty {
+            let encoders = videoEncoders
+            started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(video, encoders, origin: origin) })
         }
         if let audio, let encoder = audioEncoder {
             started.append(JoinableThread(name: "hp-encode-audio") { [self] in encodeAudio(audio, encoder, origin: origin) })
@@ -142,27 +152,54 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
 
     // MARK: Encoding
 
-    /// Opens an encoder for each track and configures the track for it; returns a line per encoder.
+    /// Opens the encoders each track needs and configures the track for them; returns a line per
+    /// encoder.
     private func openEncoders(info: MediaInfo, video: Track?, audio: Track?) throws(MediaError) -> [String] {
-        let needsGlobalHeader = outputs.withLock { $0.contains { $0.needsGlobalHeader } }
+        let takers = outputs.withLock { outputs in
+            outputs.map { (video: $0.kinds.contains(.video) ? $0.videoEncodings : nil, audio: $0.kinds.contains(.audio),
+                           globalHeader: $0.needsGlobalHeader) }
+        }
         var lines: [String] = []
         if let video, let format = video.videoFormat {
             video.configureVideo(acceptedPixelFormats: [.yuv420p])
             let rate = info.streams.first { $0.index == Int(video.streamIndex) }?.frameRate ?? 0
             let frameRate = rate > 0 ? av_d2q(rate, 1_001_000) : AVRational(num: 25, den: 1)
-            let size = job.video.size ?? PictureSize(width: format.width, height: format.height)
-            // 4:2:0 pictures have even sides.
-            let (encoder, notes) = try VideoEncoder.open(
-                hardware: job.hardware, settings: job.video, width: Int32(max(size.width & ~1, 2)),
-                height: Int32(max(size.height & ~1, 2)), frameRate: frameRate, globalHeader: needsGlobalHeader)
-            videoEncoder = encoder
-            lines += notes.map { "\($0); encoding with the next" }
-            lines.append("video: \(encoder.name) \(encoder.context.pointee.width)x\(encoder.context.pointee.height) "
-                         + "\(frameRate.num)/\(frameRate.den) fps")
+            var encodings: [(settings: VideoEncodeSettings, taker: VideoEncodings)] = []
+            if takers.contains(where: { $0.video == .main }) {
+                var settings = job.video
+                settings.size = settings.size ?? PictureSize(width: format.width, height: format.height)
+                encodings.append((settings, .main))
+            }
+            if let package = job.package, takers.contains(where: { $0.video == .rungs }) {
+                let framesPerSegment = Int((package.segmentDuration * Double(frameRate.num) / Double(max(frameRate.den, 1))).rounded())
+                for rung in package.ladder ?? Ladder.standard(sourceHeight: format.height) {
+                    var settings = job.video
+                    settings.size = PictureSize(width: rung.width(sourceWidth: format.width, sourceHeight: format.height), height: rung.height)
+                    settings.bitRate = rung.bitRate
+                    settings.keyFrameInterval = settings.keyFrameInterval ?? max(framesPerSegment, 1)
+                    encodings.append((settings, .rungs))
+                }
+            }
+            for (position, (settings, taker)) in encodings.enumerated() {
+                let size = settings.size!
+                // Its place among the encodings its outputs take: 0 for the main one, the rung's otherwise.
+                let encoding = encodings[..<position].filter { $0.taker == taker }.count
+                let routes = takers.indices.filter { takers[$0].video == taker }
+                // 4:2:0 pictures have even sides.
+                let (encoder, notes) = try VideoEncoder.open(
+                    hardware: job.hardware, settings: settings, width: Int32(max(size.width & ~1, 2)),
+                    height: Int32(max(size.height & ~1, 2)), frameRate: frameRate,
+                    globalHeader: routes.contains { takers[$0].globalHeader })
+                videoRoutes.append(routes.map { (output: $0, encoding: encoding) })
+                videoEncoders.append(encoder)
+                lines += notes.map { "\($0); encoding with the next" }
+                lines.append("video: \(encoder.name) \(encoder.context.pointee.width)x\(encoder.context.pointee.height) "
+                             + "\(frameRate.num)/\(frameRate.den) fps" + (settings.bitRate.map { " \($0 / 1000) kb/s" } ?? ""))
+            }
         }
-        if let audio, let native = audio.nativeAudioFormat {
-            let encoder = try AudioEncoder(settings: job.audio, sourceRate: native.sampleRate,
-                                           sourceChannels: native.channelCount, globalHeader: needsGlobalHeader)
+        if let audio, let native = audio.nativeAudioFormat, takers.contains(where: \.audio) {
+            let encoder = try AudioEncoder(settings: job.audio, sourceRate: native.sampleRate, sourceChannels: native.channelCount,
+                                           globalHeader: takers.contains { $0.audio && $0.globalHeader })
             audio.configureAudio(output: AudioFormat(sampleFormat: .float32, sampleRate: encoder.sampleRate,
                                                      channelCount: encoder.channelCount))
             audioEncoder = encoder
@@ -171,8 +208,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         return lines
     }
 
-    private func encodeVideo(_ track: Track, _ encoder: VideoEncoder, origin: Double) {
-        let rate = encoder.frameRate
+    private func encodeVideo(_ track: Track, _ encoders: [VideoEncoder], origin: Double) {
+        let rate = encoders[0].frameRate
         var lastPts = Int64.min
         var frames = 0
         run(track, origin: origin) { (frame, position) throws(MediaError) in
@@ -180,26 +217,31 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             // A variable frame rate can round two pictures to one number: the later takes the next.
             if pts <= lastPts { pts = lastPts + 1 }
             lastPts = pts
-            try encoder.encode(frame.avFrame, pts: pts) { (packet) throws(MediaError) in try write(packet, kind: .video) }
+            for (index, encoder) in encoders.enumerated() {
+                try encoder.encode(frame.avFrame, pts: pts) { (packet) throws(MediaError) in try write(packet, video: index) }
+            }
             frames += 1
             state.withLock {
                 progressValue.frames = frames
                 progressValue.position = max(progressValue.position, position)
             }
         } drain: { () throws(MediaError) in
-            try encoder.encode(nil, pts: 0) { (packet) throws(MediaError) in try write(packet, kind: .video) }
+            for (index, encoder) in encoders.enumerated() {
+                try encoder.encode(nil, pts: 0) { (packet) throws(MediaError) in try write(packet, video: index) }
+            }
+            try outputs.withLock { (outputs) throws(MediaError) in for output in outputs { try output.end(.video) } }
         }
     }
 
     private func encodeAudio(_ track: Track, _ encoder: AudioEncoder, origin: Double) {
-        let countsFrames = videoEncoder == nil
+        let countsFrames = videoEncoders.isEmpty
         var blocks = 0
         run(track, origin: origin) { (frame, position) throws(MediaError) in
             guard let samples = frame.plane(0) else { return }
             let pts = Int64((max(position, 0) * Double(encoder.sampleRate)).rounded())
             let start = UnsafeRawPointer(samples).assumingMemoryBound(to: Float.self) + frame.consumedSamples * encoder.channelCount
             try encoder.encode(start, count: frame.sampleCount - frame.consumedSamples, pts: pts) { (packet) throws(MediaError) in
-                try write(packet, kind: .audio)
+                try writeAudio(packet)
             }
             blocks += 1
             state.withLock {
@@ -207,7 +249,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
                 progressValue.position = max(progressValue.position, position)
             }
         } drain: { () throws(MediaError) in
-            try encoder.finish { (packet) throws(MediaError) in try write(packet, kind: .audio) }
+            try encoder.finish { (packet) throws(MediaError) in try writeAudio(packet) }
+            try outputs.withLock { (outputs) throws(MediaError) in for output in outputs { try output.end(.audio) } }
         }
     }
 
@@ -233,9 +276,17 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         }
     }
 
-    private func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind) throws(MediaError) {
+    /// A packet of video encoder `index`, to each output that takes that encoding.
+    private func write(_ packet: UnsafeMutablePointer<AVPacket>, video index: Int) throws(MediaError) {
+        let routes = videoRoutes[index]
         try outputs.withLock { (outputs) throws(MediaError) in
-            for output in outputs where output.kinds.contains(kind) { try output.write(packet, kind: kind) }
+            for route in routes { try outputs[route.output].write(packet, kind: .video, encoding: route.encoding) }
+        }
+    }
+
+    private func writeAudio(_ packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        try outputs.withLock { (outputs) throws(MediaError) in
+            for output in outputs where output.kinds.contains(.audio) { try output.write(packet, kind: .audio, encoding: 0) }
         }
     }
 

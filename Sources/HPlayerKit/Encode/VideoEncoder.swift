@@ -123,6 +123,8 @@ final class VideoEncoder: @unchecked Sendable {
             if received == hp_averror_eagain() || received == hp_averror_eof() { return }
             guard received >= 0 else { throw MediaError(input: name, reason: "cannot encode: \(FFmpegError(received))") }
             defer { av_packet_unref(packet) }
+            // One picture lasts one tick of the time base (1 / frame rate); libx264 leaves it 0.
+            if packet.pointee.duration <= 0 { packet.pointee.duration = 1 }
             try deliver(packet)
         }
     }

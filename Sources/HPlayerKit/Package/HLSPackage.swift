@@ -1,0 +1,129 @@
+import CFFmpeg
+import Glibc
+
+/// What `--hls DIR` makes.
+public struct PackageSettings: Sendable, Equatable {
+    public var directory: String
+    /// The renditions, from the top; nil: `Ladder.standard` for the source's height.
+    public var ladder: [LadderRung]?
+    public var segmentType = SegmentType.mpegts
+    /// Seconds per segment: a key frame starts each (the rungs' key-frame interval).
+    public var segmentDuration = 4.0
+    /// The sound once, as its own rendition (EXT-X-MEDIA), rather than in every variant.
+    public var separateAudio = false
+    /// 16 bytes: every segment AES-128 encrypted, the key at `keyURI`.
+    public var key: [UInt8]?
+    public var keyURI: String?
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+}
+
+/// An HLS package written in one pass: a SegmentWriter per variant (each rung's picture, with
+/// the sound unless it is apart) and one for a separate audio rendition, then a media playlist
+/// each and the master playlist, whose figures come from the segments really written.
+final class HLSPackage: EncodeOutput {
+    let settings: PackageSettings
+    private var variants: [SegmentWriter] = []
+    private var audioRendition: SegmentWriter?
+    private var videoEncoders: [VideoEncoder] = []
+    private var audioCodec: String?
+    /// avc1.PPCCLL of each rung, from the first SPS it puts out.
+    private var videoCodecs: [String?] = []
+    private var finishedBytes = 0
+
+    init(settings: PackageSettings) throws(MediaError) {
+        self.settings = settings
+        try makeDirectory(settings.directory)
+    }
+
+    var path: String { settings.directory }
+    let kinds: Set<MediaKind> = [.video, .audio]
+    var needsGlobalHeader: Bool { settings.segmentType == .fmp4 }
+    var videoEncodings: VideoEncodings { .rungs }
+
+    var bytesWritten: Int {
+        finishedBytes + (variants + [audioRendition].compactMap { $0 }).reduce(0) { $0 + $1.bytesWritten }
+    }
+
+    func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
+        guard !video.isEmpty else { throw MediaError(input: path, reason: "the source has no video to make an HLS ladder of") }
+        videoEncoders = video
+        videoCodecs = video.map { encoder in
+            guard let extradata = encoder.context.pointee.extradata, encoder.context.pointee.extradata_size > 0 else { return nil }
+            return Self.avcCodec(in: UnsafeBufferPointer(start: extradata, count: Int(encoder.context.pointee.extradata_size)))
+        }
+        audioCodec = audio.map { CodecString.aac(objectType: $0.objectType) }
+        let segmentAudio = settings.separateAudio ? nil : audio
+        for encoder in video {
+            variants.append(try SegmentWriter(directory: path, name: "\(encoder.context.pointee.height)p", type: settings.segmentType,
+                                              segmentDuration: settings.segmentDuration, key: settings.key,
+                                              video: encoder, audio: segmentAudio))
+        }
+        if settings.separateAudio, let audio {
+            audioRendition = try SegmentWriter(directory: path, name: "audio", type: settings.segmentType,
+                                               segmentDuration: settings.segmentDuration, key: settings.key, video: nil, audio: audio)
+        }
+    }
+
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
+        switch kind {
+        case .video:
+            guard encoding < variants.count else { return }
+            if videoCodecs[encoding] == nil, let data = packet.pointee.data {
+                videoCodecs[encoding] = Self.avcCodec(in: UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+            }
+            try variants[encoding].write(packet, kind: .video)
+        case .audio:
+            if let audioRendition {
+                try audioRendition.write(packet, kind: .audio)
+            } else {
+                for variant in variants { try variant.write(packet, kind: .audio) }
+            }
+        }
+    }
+
+    func end(_ kind: MediaKind) throws(MediaError) {
+        for writer in variants + [audioRendition].compactMap({ $0 }) { try writer.end(kind) }
+    }
+
+    func finish() throws(MediaError) {
+        var media: [(writer: SegmentWriter, segments: [WrittenSegment])] = []
+        for writer in variants + [audioRendition].compactMap({ $0 }) { media.append((writer, try writer.finish())) }
+        finishedBytes = media.reduce(0) { $0 + $1.segments.reduce(0) { $0 + $1.bytes } }
+        for (writer, segments) in media {
+            var options = PackagePlaylists.MediaOptions()
+            options.initSection = writer.initSectionName
+            if settings.key != nil { options.keyURI = settings.keyURI ?? "key.bin" }
+            try writePlaylist(PackagePlaylists.media(segments, options: options), name: "\(writer.name).m3u8")
+        }
+        let written = zip(variants.indices, media).map { index, entry in
+            let encoder = videoEncoders[index].context.pointee
+            let rate = videoEncoders[index].frameRate
+            return WrittenVariant(
+                playlist: "\(entry.writer.name).m3u8", segments: entry.segments, width: Int(encoder.width), height: Int(encoder.height),
+                frameRate: Double(rate.num) / Double(max(rate.den, 1)),
+                codecs: [videoCodecs[index]].compactMap { $0 } + (audioRendition == nil ? [audioCodec].compactMap { $0 } : []))
+        }
+        let audio = audioRendition.map { writer in
+            WrittenVariant(playlist: "\(writer.name).m3u8", segments: media.last!.segments, width: 0, height: 0, frameRate: 0,
+                           codecs: [audioCodec].compactMap { $0 })
+        }
+        try writePlaylist(PackagePlaylists.master(written, audio: audio, usesInitSection: settings.segmentType == .fmp4), name: "master.m3u8")
+        variants = []
+        audioRendition = nil
+    }
+
+    /// Written under a temporary name and renamed, so a reader sees the old playlist or the new.
+    private func writePlaylist(_ text: String, name: String) throws(MediaError) {
+        let file = try SegmentFile(path: "\(path)/\(name)", key: nil, sequenceNumber: 0)
+        Array(text.utf8).withUnsafeBytes { file.write($0) }
+        try file.close()
+    }
+
+    private static func avcCodec(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let sps = AnnexB.nalUnits(in: bytes).first(where: { $0.type == AnnexB.H264Type.sps }) else { return nil }
+        return CodecString.avc(sps: ArraySlice(bytes[sps.range]))
+    }
+}

@@ -1,0 +1,94 @@
+/// One segment as written: its file name, length and size.
+public struct WrittenSegment: Equatable, Sendable {
+    public var name: String
+    /// Seconds, from its first picture (or sound) to the next segment's.
+    public var duration: Double
+    public var bytes: Int
+
+    public init(name: String, duration: Double, bytes: Int) {
+        self.name = name
+        self.duration = duration
+        self.bytes = bytes
+    }
+
+    /// Bits per second over the segment.
+    public var bitRate: Double { duration > 0 ? Double(bytes) * 8 / duration : 0 }
+}
+
+/// A variant as the master playlist lists it, from what was written.
+public struct WrittenVariant: Equatable, Sendable {
+    public var playlist: String
+    public var segments: [WrittenSegment]
+    public var width: Int
+    public var height: Int
+    public var frameRate: Double
+    public var codecs: [String]
+}
+
+/// The text of the playlists `--hls` writes (RFC 8216).
+public enum PackagePlaylists {
+    /// How a media playlist ends and what it declares.
+    public struct MediaOptions: Equatable, Sendable {
+        /// EXT-X-ENDLIST and PLAYLIST-TYPE:VOD; false: a live window.
+        public var isComplete = true
+        /// The first segment's media sequence number (a live window's moves on).
+        public var mediaSequence = 0
+        /// An fMP4 stream's initialization section (EXT-X-MAP).
+        public var initSection: String?
+        /// The key's URI, for AES-128 segments (the IV is each segment's sequence number).
+        public var keyURI: String?
+
+        public init() {}
+    }
+
+    public static func media(_ segments: [WrittenSegment], options: MediaOptions) -> String {
+        // EXT-X-MAP outside I-frame playlists needs version 6; decimal EXTINF needs 3.
+        let version = options.initSection != nil ? 6 : 3
+        let target = segments.map { Int($0.duration.rounded()) }.max() ?? 0
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(max(target, 1))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(options.mediaSequence)"]
+        if options.isComplete { lines.append("#EXT-X-PLAYLIST-TYPE:VOD") }
+        lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
+        // The map before the key: an initialization section after an EXT-X-KEY would be taken as
+        // encrypted with it (RFC 8216 §4.3.2.5), and ours is written in the clear.
+        if let initSection = options.initSection { lines.append("#EXT-X-MAP:URI=\"\(initSection)\"") }
+        if let keyURI = options.keyURI { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"\(keyURI)\"") }
+        for segment in segments {
+            lines.append("#EXTINF:\(DecimalText.fixed(segment.duration, places: 6)),")
+            lines.append(segment.name)
+        }
+        if options.isComplete { lines.append("#EXT-X-ENDLIST") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The master playlist: a line per variant, BANDWIDTH its peak segment rate (with the audio
+    /// rendition's peak when the sound is apart), AVERAGE-BANDWIDTH its mean.
+    public static func master(_ variants: [WrittenVariant], audio: WrittenVariant? = nil, usesInitSection: Bool) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(usesInitSection ? 6 : 3)", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        if let audio {
+            lines.append("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"main\",DEFAULT=YES,AUTOSELECT=YES,URI=\"\(audio.playlist)\"")
+        }
+        let audioPeak = audio.map(peak) ?? 0
+        let audioAverage = audio.map(average) ?? 0
+        for variant in variants {
+            var attributes = [
+                "BANDWIDTH=\(Int((peak(variant) + audioPeak).rounded(.up)))",
+                "AVERAGE-BANDWIDTH=\(Int((average(variant) + audioAverage).rounded(.up)))",
+                "RESOLUTION=\(variant.width)x\(variant.height)",
+                "CODECS=\"\((variant.codecs + (audio?.codecs ?? [])).joined(separator: ","))\"",
+                "FRAME-RATE=\(DecimalText.fixed(variant.frameRate, places: 3))",
+            ]
+            if audio != nil { attributes.append("AUDIO=\"audio\"") }
+            lines.append("#EXT-X-STREAM-INF:" + attributes.joined(separator: ","))
+            lines.append(variant.playlist)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func peak(_ variant: WrittenVariant) -> Double { variant.segments.map(\.bitRate).max() ?? 0 }
+
+    static func average(_ variant: WrittenVariant) -> Double {
+        let seconds = variant.segments.reduce(0) { $0 + $1.duration }
+        return seconds > 0 ? Double(variant.segments.reduce(0) { $0 + $1.bytes }) * 8 / seconds : 0
+    }
+}
