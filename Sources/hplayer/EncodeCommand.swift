@@ -52,6 +52,11 @@ struct EncodeCommand: ParsableCommand {
     @Option(name: .customLong("hls-key"), help: "A 16-byte key file: every segment AES-128 encrypted.") var hlsKey: String?
     @Option(name: .customLong("hls-key-uri"), help: "The key's URI in the playlists (default key.bin, next to them).") var hlsKeyURI: String?
 
+    @Flag(help: "With --hls: a live package, its playlists a sliding window updated as segments are made, the old segments deleted; the source is encoded no faster than it plays.")
+    var live = false
+    @Option(name: .customLong("hls-list-size"), help: "Segments in a live playlist (default 6).") var hlsListSize = 6
+    @Flag(name: .customLong("realtime"), help: "Encode no faster than the source plays (ffmpeg's -re).") var realtime = false
+
     @Flag(name: .customLong("no-progress"), help: "No progress line on a terminal.") var noProgress = false
     @Option(name: .customLong("stats-dir"), help: "Write DIR/progress.tsv: a line each half second (at, frames, position, bytes, speed).")
     var statsDirectory: String?
@@ -167,12 +172,15 @@ struct EncodeCommand: ParsableCommand {
         }
         try network.apply(to: &job.network)
         job.package = try packageSettings()
+        job.isPaced = realtime || live
         return job
     }
 
     private func packageSettings() throws(CommandLineFailure) -> PackageSettings? {
         guard let hls else {
-            if ladder != nil || hlsKey != nil { throw .usage(input: ladder != nil ? "--ladder" : "--hls-key", reason: "needs --hls DIR") }
+            if let option = [(ladder != nil, "--ladder"), (hlsKey != nil, "--hls-key"), (live, "--live")].first(where: \.0)?.1 {
+                throw .usage(input: option, reason: "needs --hls DIR")
+            }
             return nil
         }
         var package = PackageSettings(directory: hls)
@@ -189,6 +197,10 @@ struct EncodeCommand: ParsableCommand {
         case "in-variant": package.separateAudio = false
         case "separate": package.separateAudio = true
         default: throw .usage(input: "--hls-audio", reason: "expected in-variant or separate, got '\(hlsAudio)'")
+        }
+        if live {
+            guard hlsListSize >= 2 else { throw .usage(input: "--hls-list-size", reason: "expected 2 or more segments, got \(hlsListSize)") }
+            package.liveWindow = hlsListSize
         }
         if let hlsKey {
             guard let file = fopen(hlsKey, "rb") else { throw .usage(input: "--hls-key", reason: "\(hlsKey): \(String(cString: strerror(errno)))") }

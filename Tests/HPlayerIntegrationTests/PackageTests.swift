@@ -143,5 +143,38 @@ extension Playback {
                 #expect(a == b, "\(name) differs")
             }
         }
+    
+        @Test("Live HLS: while the package is being made, hplayer plays the live playlist from nginx to its end, and the segments on disk stay within the window (3 listed, 1 kept after)")
+        func livePackage() throws {
+            let folder = Fixtures.newFolder("package-live")
+            let nginx = try NginxServer(root: folder)
+            let packager = try BackgroundProcess([Command.hplayer, "encode", "--from", "pattern:320x240@25", "-t", "12", "--hls", folder,
+                                                  "--ladder", "240p:400k", "--hls-time", "1", "--live", "--hls-list-size", "3",
+                                                  "--preset", "veryfast", "--quiet"])
+            let master = folder + "/master.m3u8"
+            let deadline = MonotonicClock.now() + 30
+            while !FileManager.default.fileExists(atPath: master), packager.isRunning, MonotonicClock.now() < deadline {
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+            }
+            let played = Fixtures.newFolder("package-live-played")
+            let player = try BackgroundProcess([Command.hplayer, nginx.url("master.m3u8"), "--vo", "record:\(played)", "--ao", "null", "--no-status"])
+            var mostSegments = 0
+            while player.isRunning || packager.isRunning, MonotonicClock.now() < deadline + 60 {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                mostSegments = max(mostSegments, names.filter { $0.hasSuffix(".ts") }.count)
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+            }
+            #expect(packager.wait(timeout: 10) == 0, "\(packager.stderr)")
+            #expect(player.wait(timeout: 10) == 0, "\(player.stderr)")
+            #expect(mostSegments >= 3 && mostSegments <= 4, "\(mostSegments) segments on disk at once")
+            let playlist = try String(contentsOfFile: folder + "/240p.m3u8", encoding: .utf8)
+            #expect(playlist.contains("#EXT-X-MEDIA-SEQUENCE:9\n") && playlist.hasSuffix("240p_11.ts\n#EXT-X-ENDLIST\n"), "\(playlist)")
+            #expect(!playlist.contains("PLAYLIST-TYPE"))
+            let pts = try String(contentsOfFile: played + "/video.tsv", encoding: .utf8).split(separator: "\n").map { Double($0.split(separator: "\t")[0])! }
+            // The player joins at the first segment listed when it starts; it plays on to the end.
+            #expect(pts.count >= 100, "\(pts.count) frames")
+            #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(abs((pts.last ?? 0) - 12) < 0.2, "the last frame at \(pts.last ?? 0), of 12 s")
+        }
     }
 }

@@ -67,6 +67,7 @@ import Testing
     func livePlaylist() {
         var options = PackagePlaylists.MediaOptions()
         options.isComplete = false
+        options.isVOD = false
         options.mediaSequence = 7
         let text = PackagePlaylists.media([WrittenSegment(name: "v_7.ts", duration: 2, bytes: 10)], options: options)
         #expect(text == "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXTINF:2.000000,\nv_7.ts\n")

@@ -16,6 +16,9 @@ public struct EncodeJob: Sendable {
     public var network = NetworkOptions()
     /// An HLS package made in the same pass, with a video encoding per rung.
     public var package: PackageSettings?
+    /// Encode no faster than the source plays (ffmpeg's -re): a live package from a file or a
+    /// pattern. A capture device is real time by itself.
+    public var isPaced = false
 
     public init(input: String, outputs: [String]) {
         self.input = input
@@ -49,6 +52,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     /// Which encoders run, and why those asked for first did not.
     private var encoderLines: [String] = []
     private let stopping = Atomic<Bool>(false)
+    /// For a paced encode: the monotonic time position 0 is due at, set by the first frame.
+    private var pacingOrigin: Double?
 
     /// The outputs, under their own lock: both encode threads write to them, and the progress
     /// line reads their sizes. It is held over a muxer's write (the file it guards), never over
@@ -267,12 +272,25 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
                 defer { track.recycle(frame) }
                 let position = frame.pts - origin
                 if let duration = job.duration, position >= duration { break }
+                if job.isPaced { waitUntilDue(position) }
                 try encode(frame, position)
             }
             try drain()
         } catch {
             state.withLock { if failure == nil { failure = error } }
             stopping.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Sleeps until `position` is due on the clock the first frame started (in short naps, so a
+    /// stop is heard).
+    private func waitUntilDue(_ position: Double) {
+        let due = state.withLock { () -> Double in
+            if pacingOrigin == nil { pacingOrigin = MonotonicClock.now() - position }
+            return pacingOrigin! + position
+        }
+        while !stopping.load(ordering: .relaxed), MonotonicClock.now() < due {
+            MonotonicClock.sleep(until: min(due, MonotonicClock.now() + 0.1))
         }
     }
 

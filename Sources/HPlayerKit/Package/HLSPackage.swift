@@ -14,6 +14,10 @@ public struct PackageSettings: Sendable, Equatable {
     /// 16 bytes: every segment AES-128 encrypted, the key at `keyURI`.
     public var key: [UInt8]?
     public var keyURI: String?
+    /// Live: the media playlists are a window of this many segments, rewritten as each segment
+    /// is done, and the segments that left it are deleted (one more is kept, for a player that
+    /// read the playlist before). nil: a VOD package, its playlists written at the end.
+    public var liveWindow: Int?
 
     public init(directory: String) {
         self.directory = directory
@@ -44,7 +48,7 @@ final class HLSPackage: EncodeOutput {
     var videoEncodings: VideoEncodings { .rungs }
 
     var bytesWritten: Int {
-        finishedBytes + (variants + [audioRendition].compactMap { $0 }).reduce(0) { $0 + $1.bytesWritten }
+        finishedBytes + writers.reduce(0) { $0 + $1.bytesWritten }
     }
 
     func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
@@ -65,6 +69,25 @@ final class HLSPackage: EncodeOutput {
             audioRendition = try SegmentWriter(directory: path, name: "audio", type: settings.segmentType,
                                                segmentDuration: settings.segmentDuration, key: settings.key, video: nil, audio: audio)
         }
+        if let window = settings.liveWindow {
+            for writer in writers {
+                writer.onSegment = { [unowned self, unowned writer] _ throws(MediaError) in
+                    try liveSegmentWritten(by: writer, window: window)
+                }
+            }
+        }
+    }
+
+    private var writers: [SegmentWriter] { variants + [audioRendition].compactMap { $0 } }
+
+    /// A live package's segment is in place: its playlist's window moves on, the segment two
+    /// places out of it goes, and the master's figures are brought up to date.
+    private func liveSegmentWritten(by writer: SegmentWriter, window: Int) throws(MediaError) {
+        try writeMediaPlaylist(of: writer, segments: writer.segments, isComplete: false)
+        let leaving = writer.segments.count - window - 2
+        if leaving >= 0 { unlink("\(path)/\(writer.segments[leaving].name)") }
+        // Once every stream has a segment, so that each variant's figures are measured ones.
+        if writers.allSatisfy({ !$0.segments.isEmpty }) { try writeMaster() }
     }
 
     func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
@@ -89,30 +112,48 @@ final class HLSPackage: EncodeOutput {
     }
 
     func finish() throws(MediaError) {
-        var media: [(writer: SegmentWriter, segments: [WrittenSegment])] = []
-        for writer in variants + [audioRendition].compactMap({ $0 }) { media.append((writer, try writer.finish())) }
-        finishedBytes = media.reduce(0) { $0 + $1.segments.reduce(0) { $0 + $1.bytes } }
-        for (writer, segments) in media {
-            var options = PackagePlaylists.MediaOptions()
-            options.initSection = writer.initSectionName
-            if settings.key != nil { options.keyURI = settings.keyURI ?? "key.bin" }
-            try writePlaylist(PackagePlaylists.media(segments, options: options), name: "\(writer.name).m3u8")
+        var bytes = 0
+        for writer in writers {
+            let segments = try writer.finish()
+            bytes += segments.reduce(0) { $0 + $1.bytes }
+            try writeMediaPlaylist(of: writer, segments: segments, isComplete: true)
         }
-        let written = zip(variants.indices, media).map { index, entry in
+        try writeMaster()
+        finishedBytes = bytes
+        variants = []
+        audioRendition = nil
+    }
+
+    /// A VOD playlist lists every segment; a live one its window.
+    private func writeMediaPlaylist(of writer: SegmentWriter, segments: [WrittenSegment], isComplete: Bool) throws(MediaError) {
+        var options = PackagePlaylists.MediaOptions()
+        options.initSection = writer.initSectionName
+        if settings.key != nil { options.keyURI = settings.keyURI ?? "key.bin" }
+        options.isComplete = isComplete
+        options.isVOD = settings.liveWindow == nil
+        var listed = segments[...]
+        if let window = settings.liveWindow {
+            listed = segments.suffix(window)
+            options.mediaSequence = segments.count - listed.count
+        }
+        try writePlaylist(PackagePlaylists.media(Array(listed), options: options), name: "\(writer.name).m3u8")
+    }
+
+    /// The master playlist, its figures from every segment written so far.
+    private func writeMaster() throws(MediaError) {
+        let written = variants.enumerated().map { index, writer in
             let encoder = videoEncoders[index].context.pointee
             let rate = videoEncoders[index].frameRate
             return WrittenVariant(
-                playlist: "\(entry.writer.name).m3u8", segments: entry.segments, width: Int(encoder.width), height: Int(encoder.height),
+                playlist: "\(writer.name).m3u8", segments: writer.segments, width: Int(encoder.width), height: Int(encoder.height),
                 frameRate: Double(rate.num) / Double(max(rate.den, 1)),
                 codecs: [videoCodecs[index]].compactMap { $0 } + (audioRendition == nil ? [audioCodec].compactMap { $0 } : []))
         }
         let audio = audioRendition.map { writer in
-            WrittenVariant(playlist: "\(writer.name).m3u8", segments: media.last!.segments, width: 0, height: 0, frameRate: 0,
+            WrittenVariant(playlist: "\(writer.name).m3u8", segments: writer.segments, width: 0, height: 0, frameRate: 0,
                            codecs: [audioCodec].compactMap { $0 })
         }
         try writePlaylist(PackagePlaylists.master(written, audio: audio, usesInitSection: settings.segmentType == .fmp4), name: "master.m3u8")
-        variants = []
-        audioRendition = nil
     }
 
     /// Written under a temporary name and renamed, so a reader sees the old playlist or the new.

@@ -29,7 +29,9 @@ public struct WrittenVariant: Equatable, Sendable {
 public enum PackagePlaylists {
     /// How a media playlist ends and what it declares.
     public struct MediaOptions: Equatable, Sendable {
-        /// EXT-X-ENDLIST and PLAYLIST-TYPE:VOD; false: a live window.
+        /// PLAYLIST-TYPE:VOD: every segment is there from the start.
+        public var isVOD = true
+        /// EXT-X-ENDLIST: no segment will be added (a VOD package, or a live one that has ended).
         public var isComplete = true
         /// The first segment's media sequence number (a live window's moves on).
         public var mediaSequence = 0
@@ -47,7 +49,7 @@ public enum PackagePlaylists {
         let target = segments.map { Int($0.duration.rounded()) }.max() ?? 0
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(max(target, 1))",
                      "#EXT-X-MEDIA-SEQUENCE:\(options.mediaSequence)"]
-        if options.isComplete { lines.append("#EXT-X-PLAYLIST-TYPE:VOD") }
+        if options.isVOD { lines.append("#EXT-X-PLAYLIST-TYPE:VOD") }
         lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
         // The map before the key: an initialization section after an EXT-X-KEY would be taken as
         // encrypted with it (RFC 8216 §4.3.2.5), and ours is written in the clear.

@@ -35,6 +35,8 @@ final class SegmentWriter {
     private var nextCut: Double
     private let mediaSequenceStart: Int
     let initSectionName: String?
+    /// Told of each segment once it is whole and in place (a live package's playlist update).
+    var onSegment: ((WrittenSegment) throws(MediaError) -> Void)?
 
     /// What the muxer's AVIOContext writes into: the segment file of the moment.
     private final class Sink {
@@ -198,6 +200,8 @@ final class SegmentWriter {
         sink.file = nil
         try file.close()
         let fileName = String(file.path.split(separator: "/").last!)
-        segments.append(WrittenSegment(name: fileName, duration: max(segmentEnd - start, 0), bytes: file.size))
+        let segment = WrittenSegment(name: fileName, duration: max(segmentEnd - start, 0), bytes: file.size)
+        segments.append(segment)
+        try onSegment?(segment)
     }
 }
