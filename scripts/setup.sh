@@ -4,7 +4,7 @@
 # (to ask the sound server its latency), libdbus (MPRIS: media keys and the desktop's media
 # controls), a font for the on-screen display, and the ffmpeg tool.
 # With --for-tests, also what the tests drive and measure with: an X server, a sound server, X
-# tools, mpv to compare with, nginx and openssl (the tests' own web server and certificate), and
+# tools, mpv to compare with, nginx and openssl (the tests' own web server and certificate), nginx's RTMP module, and
 # what the benchmark harness and the fault-injecting server run on (GNU time, Python), a D-Bus
 # daemon and playerctl (the MPRIS tests), and what the package test checks with.
 set -euo pipefail
@@ -18,7 +18,7 @@ packages=(
 )
 if [ "${1:-}" = "--for-tests" ]; then
   packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3 nginx-light openssl
-    dbus-daemon playerctl desktop-file-utils man-db dpkg-dev)
+    dbus-daemon playerctl desktop-file-utils man-db dpkg-dev libnginx-mod-rtmp)
 fi
 
 missing=()

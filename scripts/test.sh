@@ -71,10 +71,12 @@ if [ "$status" -eq 0 ]; then
   echo "== scripts/fuzz.sh 30 =="
   scripts/fuzz.sh 30 || status=$?
 fi
-# The benchmark harness, once through on a small clip, so it does not rot (no figures are judged).
+# The benchmark harnesses, once through on a small clip, so they do not rot (no figures are judged).
 if [ "$status" -eq 0 ]; then
   echo "== bench/compare.sh --smoke =="
   bench/compare.sh --smoke || status=$?
+  echo "== bench/encode.sh --smoke =="
+  bench/encode.sh --smoke || status=$?
 fi
 # The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
 # with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.

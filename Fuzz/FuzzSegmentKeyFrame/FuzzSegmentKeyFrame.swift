@@ -3,8 +3,9 @@ import HPlayerKit
 
 /// Any bytes as the start of an MPEG-TS segment, whose first picture the HLS client checks for a
 /// key frame before it switches variant there (and whose video from its last key frame it reads
-/// where the next segment lacks one); and as an fMP4 initialization section and fragment, split
-/// where the first byte says, checked for a sync sample the same way.
+/// where the next segment lacks one); as an fMP4 initialization section and fragment, split
+/// where the first byte says, checked for a sync sample the same way; and as H.264 Annex B, cut
+/// into NAL units as the encoder's raw output and the package's CODECS string read them.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
@@ -13,6 +14,8 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = SegmentKeyFrame.videoFromLastKeyFrame(bytes)
     let split = bytes.isEmpty ? 0 : Int(bytes[0]) * bytes.count / 255
     _ = FragmentKeyFrame.startsWithKeyFrame(initSection: Array(bytes[..<split]), fragment: Array(bytes[split...]))
+    let units = AnnexB.nalUnits(in: bytes)
+    _ = AnnexB.everyIDRHasParameterSets([units.map(\.type)])
     return 0
 }
 

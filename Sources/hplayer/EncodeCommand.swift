@@ -55,10 +55,12 @@ struct EncodeCommand: ParsableCommand {
     @Flag(help: "With --hls: a live package, its playlists a sliding window updated as segments are made, the old segments deleted; the source is encoded no faster than it plays.")
     var live = false
     @Option(name: .customLong("hls-list-size"), help: "Segments in a live playlist (default 6).") var hlsListSize = 6
+    @Option(help: "Push in real time to rtmp://HOST/APP/KEY (FLV) or srt://HOST:PORT (MPEG-TS); may be given more than once.")
+    var push: [String] = []
     @Flag(name: .customLong("realtime"), help: "Encode no faster than the source plays (ffmpeg's -re).") var realtime = false
 
     @Flag(name: .customLong("no-progress"), help: "No progress line on a terminal.") var noProgress = false
-    @Option(name: .customLong("stats-dir"), help: "Write DIR/progress.tsv: a line each half second (at, frames, position, bytes, speed).")
+    @Option(name: .customLong("stats-dir"), help: "Write DIR/progress.tsv: a line each tenth of a second (at, frames, position, bytes, speed).")
     var statsDirectory: String?
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
@@ -69,12 +71,15 @@ struct EncodeCommand: ParsableCommand {
         let session: EncodeSession
         do { session = try EncodeSession(job: job) } catch { throw CommandLineFailure.media(error) }
         let log = try statsDirectory.map { path throws(CommandLineFailure) in try ProgressLog(directory: path) }
-        // Ctrl-C finishes the files with what was encoded, as ffmpeg's q does.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { session.stop() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        // Ctrl-C and SIGTERM finish the files with what was encoded, as ffmpeg's q does.
+        let interrupts = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { session.stop() }
+            source.resume()
+            return source
+        }
+        defer { interrupts.forEach { $0.cancel() } }
 
         let started = MonotonicClock.now()
         session.start()
@@ -109,7 +114,9 @@ struct EncodeCommand: ParsableCommand {
     }
 
     private func makeJob() throws(CommandLineFailure) -> EncodeJob {
-        guard !outputs.isEmpty || hls != nil else { throw .usage(input: "-o", reason: "no output given (-o FILE or --hls DIR)") }
+        guard !outputs.isEmpty || hls != nil || !push.isEmpty else {
+            throw .usage(input: "-o", reason: "no output given (-o FILE, --hls DIR or --push URL)")
+        }
         let source: EncodeSource
         do {
             source = try EncodeSource.parse(from, display: getenv("DISPLAY").map { String(cString: $0) })
@@ -172,7 +179,9 @@ struct EncodeCommand: ParsableCommand {
         }
         try network.apply(to: &job.network)
         job.package = try packageSettings()
-        job.isPaced = realtime || live
+        job.pushes = push
+        // A live package or a push goes out at the pace of the source (a device's own).
+        job.isPaced = realtime || live || !push.isEmpty
         return job
     }
 

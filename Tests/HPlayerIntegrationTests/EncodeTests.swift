@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Playback {
@@ -209,7 +210,7 @@ extension Playback {
             #expect(file.stderr.split(separator: "\n") == ["hplayer: error: \(folder)/none.mp4: No such file or directory"])
         }
 
-        @Test("The X11 screen (the tests' Xvfb) is captured for the asked second at about 30 fps")
+        @Test("The X11 screen (the tests' Xvfb) is captured for the asked second at about 30 fps", .realTime)
         func screenCapture() throws {
             let folder = Fixtures.newFolder("x11")
             let result = try encode(["--from", "x11:", "-t", "1", "-o", folder + "/screen.mp4"])
@@ -218,6 +219,55 @@ extension Playback {
             // x11grab paces itself by the clock: on a loaded machine a frame or a few may be late.
             let frames = try #require(Int(video["nb_read_frames"] ?? ""))
             #expect((20...31).contains(frames), "\(video)")
+        }
+    
+        /// The pts of the frames a recording output logged to `folder`.
+        func recordedPts(_ folder: String) -> [Double] {
+            ((try? String(contentsOfFile: folder + "/video.tsv", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Double($0.split(separator: "\t")[0]) }
+        }
+
+        @Test("RTMP: a 10 s push into nginx-rtmp is received and played by hplayer as RTMP, and as the HLS nginx-rtmp writes", .realTime)
+        func rtmpPush() throws {
+            let server = try NginxRTMPServer()
+            let played = Fixtures.newFolder("rtmp-played")
+            // Waiting for the stream before it is published, as a viewer would.
+            let viewer = try BackgroundProcess([Command.hplayer, server.rtmpURL("test"), "--vo", "record:\(played)", "--ao", "null", "--no-status"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1)
+            let push = try encode(["--from", "pattern:320x240@25", "-t", "10", "--push", server.rtmpURL("test"), "--preset", "veryfast",
+                                   "--zerolatency", "--keyint", "25"])
+            #expect(push.status == 0, "\(push.stderr)")
+            // nginx-rtmp keeps the viewer connected after the publisher has gone.
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2)
+            viewer.send(signal: SIGTERM)
+            _ = viewer.wait(timeout: 10)
+            let pts = recordedPts(played)
+            #expect(pts.count >= 200, "\(pts.count) of 250 frames: \(viewer.stderr)")
+            #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 })
+
+            let fromHLS = Fixtures.newFolder("rtmp-hls-played")
+            let hlsViewer = try BackgroundProcess([Command.hplayer, server.hlsURL("test"), "--vo", "record:\(fromHLS)", "--ao", "null", "--no-status"])
+            // A live playlist that no longer grows: the player plays what it lists, then waits.
+            let deadline = MonotonicClock.now() + 20
+            while recordedPts(fromHLS).count < 50, hlsViewer.isRunning, MonotonicClock.now() < deadline {
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.1)
+            }
+            hlsViewer.send(signal: SIGTERM)
+            _ = hlsViewer.wait(timeout: 10)
+            #expect(recordedPts(fromHLS).count >= 50, "\(hlsViewer.stderr)")
+        }
+
+        @Test("A push whose server goes away: a warning for each reconnection tried, then exit 1 with one error line")
+        func pushServerGoesAway() throws {
+            let server = try NginxRTMPServer()
+            let pusher = try BackgroundProcess([Command.hplayer, "encode", "--from", "pattern:320x240@25", "-t", "30", "--push", server.rtmpURL("gone"),
+                                                "--preset", "ultrafast", "--zerolatency"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2)
+            server.stop()
+            let status = pusher.wait(timeout: 30)
+            #expect(status == 1, "\(pusher.stderr)")
+            let lines = pusher.stderr.split(separator: "\n").filter { !$0.hasPrefix("hplayer: video:") && !$0.hasPrefix("hplayer: audio:") }
+            #expect(lines.last == "hplayer: error: \(server.rtmpURL("gone")): the server went away: 3 reconnections failed", "\(pusher.stderr)")
+            #expect(lines.filter { $0.hasPrefix("hplayer: warning: \(server.rtmpURL("gone")): ") }.count == 4, "\(pusher.stderr)")
         }
     }
 }

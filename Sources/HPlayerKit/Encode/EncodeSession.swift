@@ -16,6 +16,8 @@ public struct EncodeJob: Sendable {
     public var network = NetworkOptions()
     /// An HLS package made in the same pass, with a video encoding per rung.
     public var package: PackageSettings?
+    /// Real-time pushes (rtmp://, srt://).
+    public var pushes: [String] = []
     /// Encode no faster than the source plays (ffmpeg's -re): a live package from a file or a
     /// pattern. A capture device is real time by itself.
     public var isPaced = false
@@ -67,10 +69,11 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
 
     public init(job: EncodeJob) throws(MediaError) {
         self.job = job
-        guard !job.outputs.isEmpty || job.package != nil else { throw MediaError(input: job.input, reason: "no output given") }
+        guard !job.outputs.isEmpty || job.package != nil || !job.pushes.isEmpty else { throw MediaError(input: job.input, reason: "no output given") }
         var made: [EncodeOutput] = []
         for path in job.outputs { made.append(try makeEncodeOutput(path: path)) }
         if let package = job.package { made.append(try HLSPackage(settings: package)) }
+        for url in job.pushes { made.append(try PushOutput(url: url)) }
         outputs = Locked(made)
         var options = SourceOptions()
         options.isUntimed = true

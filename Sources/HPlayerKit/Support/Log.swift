@@ -12,6 +12,7 @@ enum Log {
     static let snapshot = Logger(label: "hplayer.snapshot")
     static let network = Logger(label: "hplayer.network")
     static let cache = Logger(label: "hplayer.cache")
+    static let encode = Logger(label: "hplayer.encode")
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.

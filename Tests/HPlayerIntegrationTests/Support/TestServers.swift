@@ -165,3 +165,64 @@ final class FaultServer: @unchecked Sendable {
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
     }
 }
+
+/// nginx with Debian's RTMP module (libnginx-mod-rtmp), started on free ports with its own
+/// config: it takes pushes at rtmp://127.0.0.1:PORT/live/KEY, plays them back over RTMP, and
+/// writes each as HLS (2 s fragments) served over HTTP at /hls/KEY.m3u8.
+final class NginxRTMPServer: @unchecked Sendable {
+    let port: Int
+    let httpPort: Int
+    let folder: String
+    private let process: BackgroundProcess
+
+    init() throws {
+        folder = Fixtures.newFolder("nginx-rtmp")
+        port = try Network.freePort()
+        httpPort = try Network.freePort()
+        // nginx's worker may run as another user (nobody, when the tests run as root): it writes the HLS here.
+        try FileManager.default.createDirectory(atPath: folder + "/hls", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        let config = """
+            load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+            worker_processes 1;
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/error.log;
+            events { worker_connections 64; }
+            rtmp {
+                server {
+                    listen 127.0.0.1:\(port);
+                    application live { live on; record off; hls on; hls_path \(folder)/hls; hls_fragment 1s; hls_cleanup off; }
+                }
+            }
+            http {
+                access_log \(folder)/access.log;
+                client_body_temp_path \(folder)/body;
+                proxy_temp_path \(folder)/proxy;
+                fastcgi_temp_path \(folder)/fastcgi;
+                uwsgi_temp_path \(folder)/uwsgi;
+                scgi_temp_path \(folder)/scgi;
+                types { video/mp2t ts; application/vnd.apple.mpegurl m3u8; }
+                server { listen 127.0.0.1:\(httpPort); root \(folder); }
+            }
+            """
+        try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = try BackgroundProcess(["nginx", "-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf", "-g", "daemon off;"])
+        do {
+            try Network.waitUntilListening(port, what: "nginx-rtmp")
+            try Network.waitUntilListening(httpPort, what: "nginx-rtmp (HTTP)")
+        } catch {
+            throw FixtureError(description: "\(error); \(process.stderr) \((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "")")
+        }
+    }
+
+    deinit { process.send(signal: SIGQUIT) }
+
+    func rtmpURL(_ key: String) -> String { "rtmp://127.0.0.1:\(port)/live/\(key)" }
+    func hlsURL(_ key: String) -> String { "http://127.0.0.1:\(httpPort)/hls/\(key).m3u8" }
+
+    /// Stops the server at once (nginx's fast shutdown: the workers close every connection and
+    /// exit): a push to it loses its connection and finds nothing listening.
+    func stop() {
+        process.send(signal: SIGTERM)
+        _ = process.wait(timeout: 10)
+    }
+}
