@@ -84,7 +84,7 @@ decode_once() {
 }
 for _ in $(seq "$runs"); do
   rm -rf "$work/hp-ladder"
-  measure "$hplayer" encode --from "$work/clip.mp4" --hls "$work/hp-ladder" --ladder "$ladder" --hls-time 4 --preset "$preset" \
+  measure "$hplayer" encode --from "$work/clip.mp4" --hls "$work/hp-ladder" --ladder "$ladder" --hls-time 4 --keyint "$gop" --preset "$preset" \
     --audio-bitrate 128k --no-progress --quiet >>"$work/hp"
   measure bash -c "$(declare -f per_rendition); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); per_rendition" >>"$work/ff-each"
   measure bash -c "$(declare -f decode_once); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); decode_once" >>"$work/ff-once"

@@ -269,5 +269,60 @@ extension Playback {
             #expect(lines.last == "hplayer: error: \(server.rtmpURL("gone")): the server went away: 3 reconnections failed", "\(pusher.stderr)")
             #expect(lines.filter { $0.hasPrefix("hplayer: warning: \(server.rtmpURL("gone")): ") }.count == 4, "\(pusher.stderr)")
         }
+    
+        @Test("A file of which nothing decodes: exit 1 with one line, as the player says it")
+        func nothingDecodes() throws {
+            let clip = try Fixtures.clip("encode-all-packets-damaged.mkv", ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1",
+                                                                            "-c:v", "libx264", "-bsf:v", "noise=amount=1"])
+            let folder = Fixtures.newFolder("encode-damaged")
+            let result = try encode(["--from", clip, "-o", folder + "/out.mp4"])
+            #expect(result.status == 1)
+            #expect(errorLines(result).count == 1 && errorLines(result).first?.hasPrefix("hplayer: error: \(clip): no frame could be decoded") == true,
+                    "\(result.stderr)")
+        }
+
+        @Test("Three channels go out as AAC's 3.0 (channel configuration 3): the .aac decodes with no error")
+        func threeChannelADTS() throws {
+            let folder = Fixtures.newFolder("adts-three")
+            let result = try encode(["--from", "lavfi:sine=sample_rate=48000,aformat=channel_layouts=3.0", "-t", "1", "-o", folder + "/three.aac"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let decoded = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-i", folder + "/three.aac", "-f", "null", "-"])
+            #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+            #expect(try probe(folder + "/three.aac", stream: "a", entries: "channels")["channels"] == "3")
+        }
+
+        @Test("The source's pixel shape and rotation go to the MP4's stream (as hplayer probe reads them back)")
+        func shapeAndRotationKept() throws {
+            let folder = Fixtures.newFolder("encode-rotated")
+            let plain = folder + "/plain.mp4"
+            let source = folder + "/rotated.mp4"
+            for arguments in [["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-vf", "setsar=16/11", "-c:v", "libx264", plain],
+                              ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", source]] {
+                let made = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments)
+                #expect(made.status == 0, "\(made.stderr)")
+            }
+            let result = try encode(["--from", source, "-o", folder + "/out.mp4"])
+            #expect(result.status == 0, "\(result.stderr)")
+            func streamLine(_ path: String) throws -> String? {
+                try Command.run([Command.hplayer, "probe", path]).stdout.split(separator: "\n").first { $0.contains("stream 0:") }
+                    .map { String($0.split(separator: ":", maxSplits: 1)[1]).replacingOccurrences(of: #" \d+ kb/s"#, with: "", options: .regularExpression) }
+            }
+            let expected = try #require(try streamLine(source))
+            #expect(expected.contains("SAR 16:11") && expected.contains("rotation 270°"), "\(expected)")
+            #expect(try streamLine(folder + "/out.mp4") == expected)
+        }
+
+        @Test("Ctrl-C while the source is still opening (a server that never answers): exit 1 at once, one line")
+        func interruptedWhileOpening() throws {
+            let clip = try Clips.audioVideo(seconds: 3)
+            let server = try FaultServer(["--first-byte-delay", "60"])
+            let folder = Fixtures.newFolder("encode-interrupted")
+            let url = server.url(URL(fileURLWithPath: clip).lastPathComponent)
+            let encoder = try BackgroundProcess([Command.hplayer, "encode", "--from", url, "-o", folder + "/out.mp4"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1)
+            encoder.send(signal: SIGINT)
+            #expect(encoder.wait(timeout: 10) == 1)
+            #expect(encoder.stderr.split(separator: "\n") == ["hplayer: error: \(url): interrupted while opening"], "\(encoder.stderr)")
+        }
     }
 }

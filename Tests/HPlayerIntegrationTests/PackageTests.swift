@@ -115,17 +115,41 @@ extension Playback {
             let initSection = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/360p_init.mp4")))
             #expect(initSection[4..<8].elementsEqual(Array("ftyp".utf8)))
 
+            // An independent decryption (openssl, IV = the media sequence number) gives an fMP4 fragment.
+            let hexKey = key.map { String(format: "%02x", $0) }.joined()
+            let clear = try Command.run(["sh", "-c", "openssl enc -d -aes-128-cbc -K \(hexKey) -iv 00000000000000000000000000000001 -in \(folder)/360p_1.m4s | head -c 8 | od -An -c"])
+            #expect(clear.stdout.replacingOccurrences(of: " ", with: "").contains("moof"), "\(clear.stdout) \(clear.stderr)")
+
             let nginx = try NginxServer(root: folder)
             let url = nginx.url("master.m3u8")
             let decoded = try Command.run(["ffprobe", "-v", "error", "-allowed_extensions", "ALL", "-select_streams", "v:0", "-count_frames",
                                            "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", nginx.url("360p.m3u8")])
             #expect(decoded.stdout.split(separator: "\n").first == "\(Self.frames)", "\(decoded.stderr)")
+            // The sound apart: 10 s of AAC frames (1024 samples at 48 kHz), and the priming one.
+            let sound = try Command.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-count_frames",
+                                         "-show_entries", "stream=nb_read_frames,codec_name", "-of", "csv=p=0", nginx.url("audio.m3u8")])
+            let soundFields = sound.stdout.split(separator: "\n").first?.split(separator: ",") ?? []
+            #expect(soundFields.first == "aac" && (soundFields.last.flatMap { Int($0) } ?? 0) >= 10 * 48000 / 1024, "\(sound.stdout) \(sound.stderr)")
             let played = Fixtures.newFolder("package-fmp4-played")
             let result = try Command.run([Command.hplayer, url, "--hls-bitrate", "max", "--vo", "record:\(played)", "--ao", "null",
                                           "--untimed", "--no-status"], timeout: 120)
             #expect(result.status == 0, "\(result.stderr)")
             let frames = try String(contentsOfFile: played + "/video.tsv", encoding: .utf8).split(separator: "\n")
             #expect(frames.count == Self.frames)
+        }
+
+        @Test("Segments are --hls-time long even where --keyint does not divide it (key frames every 3 s, segments of 2 s), and every one starts with a key frame")
+        func segmentLengthKept() throws {
+            let folder = Fixtures.newFolder("package-keyint")
+            _ = try package(folder, ["--keyint", "75"])
+            let segments = try entries(folder + "/240p.m3u8")
+            #expect(segments.compactMap { extinf($0.tags) } == [2, 2, 2, 2, 2])
+            #expect(try String(contentsOfFile: folder + "/240p.m3u8", encoding: .utf8).contains("#EXT-X-TARGETDURATION:2\n"))
+            for segment in segments {
+                let first = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                                             "-show_entries", "frame=key_frame,pict_type", "-of", "csv=p=0", folder + "/" + segment.uri])
+                #expect(first.stdout.split(separator: "\n").first?.hasPrefix("1,I") == true, "\(segment.uri): \(first.stdout)")
+            }
         }
 
         @Test("Determinism: packaging the same source twice with one x264 thread gives byte-identical segments and playlists")

@@ -148,4 +148,20 @@ import Testing
         #expect(out.map(\.0) == [.video, .audio, .video, .video, .audio, .video])
         #expect(out.map(\.1) == [0, 0, 1, 5, 5, 6])
     }
+
+    @Test("The pictures that start segments: the first, then the first at or after each multiple of the duration (half a frame early counts)", arguments: [
+        // 25 fps, 2 s segments: frames 0, 50, 100.
+        (2.0, 0.04, (0..<120).map { Double($0) * 0.04 }, [0, 50, 100]),
+        // 30 fps, 2.01 s segments: frame 60 (2.0 s) is within half a frame of 2.01; frame 120 (4.0 s)
+        // is not of 4.02, so 121 (4.033 s).
+        (2.01, 1.0 / 30, (0..<130).map { Double($0) / 30 }, [0, 60, 121]),
+        // A gap in the pictures (variable frame rate): the first after it starts the next segment.
+        (1.0, 0.1, [0, 0.1, 0.5, 2.6, 2.7, 3.05], [0, 3, 5]),
+        // No package: none.
+        (0, 0.04, [0, 0.04], []),
+    ] as [(Double, Double, [Double], [Int])])
+    func segmentBoundaries(duration: Double, frameDuration: Double, positions: [Double], starts: [Int]) {
+        var boundaries = SegmentBoundaries(duration: duration > 0 ? duration : nil, frameDuration: frameDuration)
+        #expect(positions.indices.filter { boundaries.startsSegment(at: positions[$0]) } == starts)
+    }
 }

@@ -22,6 +22,11 @@ final class AudioEncoder: @unchecked Sendable {
     /// The sample rates the AAC encoder takes: AAC's sampling-frequency table, which ADTS indexes.
     static let sampleRates = ADTSHeader.sampleRates
 
+    /// The layouts AAC has a channel configuration for (ISO/IEC 14496-3 table 1.19), which the
+    /// encoder writes without a program config element, so ADTS can carry them. (FFmpeg's default
+    /// for three channels, 2.1, would need one; seven channels always do.)
+    static let layoutNames = [1: "mono", 2: "stereo", 3: "3.0", 4: "4.0", 5: "5.0", 6: "5.1", 8: "7.1"]
+
     /// The rate to encode at: `asked`, else the source's when AAC takes it, else 48 kHz.
     static func sampleRate(asked: Int?, source: Int) -> Int {
         asked ?? (sampleRates.contains(source) ? source : 48000)
@@ -41,7 +46,11 @@ final class AudioEncoder: @unchecked Sendable {
         codec = try CodecContext(encoderNamed: "aac") { context in
             context.pointee.sample_rate = Int32(rate)
             context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-            av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+            if let name = Self.layoutNames[channels] {
+                av_channel_layout_from_string(&context.pointee.ch_layout, name)
+            } else {
+                av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+            }
             context.pointee.bit_rate = Int64(settings.bitRate)
             context.pointee.time_base = AVRational(num: 1, den: Int32(rate))
             if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }

@@ -76,7 +76,7 @@ final class MuxedOutput: EncodeOutput {
 
     func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
         if let video = video.first {
-            streamIndex[.video] = try container.addStream(encoder: video.context)
+            streamIndex[.video] = try container.addStream(encoder: video.context, rotation: video.rotation)
             encoderTimeBase[.video] = video.context.pointee.time_base
         }
         if let audio {

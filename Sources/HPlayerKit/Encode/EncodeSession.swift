@@ -54,6 +54,13 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     /// Which encoders run, and why those asked for first did not.
     private var encoderLines: [String] = []
     private let stopping = Atomic<Bool>(false)
+    /// Encode threads still taking frames: one that is done keeps its track's queue moving until
+    /// none is, so the source never waits on it while another track still needs packets.
+    private let runningEncodes = Atomic<Int>(0)
+    /// `stop` came before the source was open, and aborted the open.
+    private var isOpenAborted = false
+    /// The tracks encoded: whether any decoded anything is asked at the end.
+    private var encodedTracks: [Track] = []
     /// For a paced encode: the monotonic time position 0 is due at, set by the first frame.
     private var pacingOrigin: Double?
 
@@ -66,6 +73,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     private var audioEncoder: AudioEncoder?
     /// For each video encoder, the outputs it writes to and its place among their encodings.
     private var videoRoutes: [[(output: Int, encoding: Int)]] = []
+    /// For each video encoder, whether it is a package's rung (its segments' first pictures are IDRs).
+    private var isRung: [Bool] = []
 
     public init(job: EncodeJob) throws(MediaError) {
         self.job = job
@@ -88,7 +97,16 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     public func start() { source.open(delegate: self) }
 
     /// Ends the encode early (Ctrl-C): what was encoded so far is drained and the files finished.
-    public func stop() { stopping.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        // Before the source is open no encode thread hears that: the open is aborted instead
+        // (a network input or a device can wait a long time), and fails.
+        let abortsOpen = state.withLock { () -> Bool in
+            if threads.isEmpty { isOpenAborted = true }
+            return threads.isEmpty
+        }
+        if abortsOpen { source.close() }
+    }
 
     public var progress: EncodeProgress {
         var progress = state.withLock { progressValue }
@@ -127,6 +145,9 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         let duration = job.duration ?? info.duration
         state.withLock { progressValue.duration = duration }
         var started: [JoinableThread] = []
+        let encoded = [videoEncoders.isEmpty ? nil : video, audioEncoder == nil ? nil : audio].compactMap { $0 }
+        state.withLock { encodedTracks = encoded }
+        runningEncodes.store(encoded.count, ordering: .relaxed)
         if let video, !videoEncoders.isEmpty {
             let encoders = videoEncoders
             started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(video, encoders, origin: origin) })
@@ -143,13 +164,15 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     }
 
     public func source(_ source: MediaSource, didFailWith error: MediaError) {
-        let isOpen = state.withLock { () -> Bool in
-            if failure == nil { failure = error }
-            return !threads.isEmpty
-        }
         stopping.store(true, ordering: .relaxed)
-        // Before the open there are no threads to finish the files: the end is now.
-        if !isOpen { state.withLock { settle(.failure(error)) } }
+        state.withLock {
+            let isOpen = !threads.isEmpty
+            // An open that `stop` aborted fails with libavformat's "exit requested": say what it was.
+            let reported = !isOpen && isOpenAborted ? MediaError(input: job.input, reason: "interrupted while opening") : error
+            if failure == nil { failure = reported }
+            // Before the open there are no threads to finish the files: the end is now.
+            if !isOpen { settle(.failure(failure!)) }
+        }
     }
 
     public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
@@ -175,15 +198,24 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             var encodings: [(settings: VideoEncodeSettings, taker: VideoEncodings)] = []
             if takers.contains(where: { $0.video == .main }) {
                 var settings = job.video
-                settings.size = settings.size ?? PictureSize(width: format.width, height: format.height)
+                if settings.size == nil {
+                    settings.size = PictureSize(width: format.width, height: format.height)
+                    settings.sampleAspectRatio = format.sampleAspectRatio
+                }
+                settings.rotation = format.rotation
                 encodings.append((settings, .main))
             }
             if let package = job.package, takers.contains(where: { $0.video == .rungs }) {
-                let framesPerSegment = Int((package.segmentDuration * Double(frameRate.num) / Double(max(frameRate.den, 1))).rounded())
+                let framesPerSegment = Int((package.segmentDuration * Double(frameRate.num) / Double(max(frameRate.den, 1))).rounded(.up))
                 for rung in package.ladder ?? Ladder.standard(sourceHeight: format.height) {
                     var settings = job.video
-                    settings.size = PictureSize(width: rung.width(sourceWidth: format.width, sourceHeight: format.height), height: rung.height)
+                    // Square pixels in the source's displayed shape. (Not turned: a rotated source's
+                    // ladder is sideways; MPEG-TS has no way to say so.)
+                    let displayWidth = Int((Double(format.width) * format.sampleAspectRatio).rounded())
+                    settings.size = PictureSize(width: rung.width(sourceWidth: displayWidth, sourceHeight: format.height), height: rung.height)
                     settings.bitRate = rung.bitRate
+                    // Each segment's first picture is made an IDR; the interval only keeps
+                    // x264 from adding one just before a boundary.
                     settings.keyFrameInterval = settings.keyFrameInterval ?? max(framesPerSegment, 1)
                     encodings.append((settings, .rungs))
                 }
@@ -200,6 +232,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
                     globalHeader: routes.contains { takers[$0].globalHeader })
                 videoRoutes.append(routes.map { (output: $0, encoding: encoding) })
                 videoEncoders.append(encoder)
+                isRung.append(taker == .rungs)
                 lines += notes.map { "\($0); encoding with the next" }
                 lines.append("video: \(encoder.name) \(encoder.context.pointee.width)x\(encoder.context.pointee.height) "
                              + "\(frameRate.num)/\(frameRate.den) fps" + (settings.bitRate.map { " \($0 / 1000) kb/s" } ?? ""))
@@ -220,13 +253,18 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         let rate = encoders[0].frameRate
         var lastPts = Int64.min
         var frames = 0
+        var segmentBoundaries = SegmentBoundaries(duration: job.package?.segmentDuration,
+                                                  frameDuration: Double(rate.den) / Double(max(rate.num, 1)))
         run(track, origin: origin) { (frame, position) throws(MediaError) in
             var pts = Int64((position * Double(rate.num) / Double(rate.den)).rounded())
             // A variable frame rate can round two pictures to one number: the later takes the next.
             if pts <= lastPts { pts = lastPts + 1 }
             lastPts = pts
+            let startsSegment = segmentBoundaries.startsSegment(at: position)
             for (index, encoder) in encoders.enumerated() {
-                try encoder.encode(frame.avFrame, pts: pts) { (packet) throws(MediaError) in try write(packet, video: index) }
+                try encoder.encode(frame.avFrame, pts: pts, isKeyFrame: startsSegment && isRung[index]) { (packet) throws(MediaError) in
+                    try write(packet, video: index)
+                }
             }
             frames += 1
             state.withLock {
@@ -283,6 +321,10 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             state.withLock { if failure == nil { failure = error } }
             stopping.store(true, ordering: .relaxed)
         }
+        runningEncodes.subtract(1, ordering: .relaxed)
+        while runningEncodes.load(ordering: .relaxed) > 0, !stopping.load(ordering: .relaxed) {
+            if let frame = track.popFrame(blocking: true, deadline: MonotonicClock.now() + 0.05) { track.recycle(frame) }
+        }
     }
 
     /// Sleeps until `position` is due on the clock the first frame started (in short naps, so a
@@ -320,8 +362,13 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
                 do throws(MediaError) { try output.finish() } catch { if finishFailure == nil { finishFailure = error } }
             }
         }
+        let tracks = state.withLock { encodedTracks }
+        // As the player: media in which nothing decodes, or whose reading failed, is an error.
+        let reasons = tracks.compactMap(\.nothingDecodedReason)
+        let nothingDecoded = !tracks.isEmpty && reasons.count == tracks.count ? MediaError(input: job.input, reason: reasons[0]) : nil
+        let readFailure = source.readFailure
         state.withLock {
-            if let error = failure ?? finishFailure { settle(.failure(error)) } else { settle(.success(())) }
+            if let error = failure ?? finishFailure ?? nothingDecoded ?? readFailure { settle(.failure(error)) } else { settle(.success(())) }
         }
     }
 

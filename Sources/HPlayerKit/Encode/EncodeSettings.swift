@@ -22,6 +22,11 @@ public struct VideoEncodeSettings: Sendable, Equatable {
     public var threads = 0
     /// The picture's size; nil: the source's.
     public var size: PictureSize?
+    /// The source's pixel shape (width / height of a pixel), kept where the picture is not
+    /// rescaled, and how it must be turned to be upright (clockwise degrees), which the pixels
+    /// are not: both go to the stream's metadata. Set by the encode, not by the command line.
+    var sampleAspectRatio = 1.0
+    var rotation = 0
 
     public init() {}
 }

@@ -2,9 +2,10 @@ import CFFmpeg
 import Glibc
 
 /// A real-time push to a server: FLV over RTMP (`rtmp://HOST/APP/KEY`), MPEG-TS over SRT. A
-/// connection that breaks is reopened after a second, a few times, each said in one warning;
-/// after a reconnection the picture starts again at a key frame. When the server stays away,
-/// the encode fails.
+/// connection that breaks is reopened a second later, a few times, each said in one warning;
+/// what is encoded meanwhile is dropped (it is live), and after a reconnection the picture starts
+/// again at a key frame. When the server stays away, the encode fails. Nothing here sleeps: the
+/// outputs' lock, held over each write, is never held for longer than one connection attempt.
 final class PushOutput: EncodeOutput {
     let path: String
     private let muxerName: String
@@ -12,6 +13,10 @@ final class PushOutput: EncodeOutput {
     private var encoders: (video: VideoEncoder?, audio: AudioEncoder?) = (nil, nil)
     /// Reconnections tried since the last packet that went out.
     private var failedReconnections = 0
+    /// When to try the next reconnection (monotonic seconds).
+    private var retryAt = 0.0
+    /// Why the push gave up: every later write fails with it, without trying again.
+    private var failure: MediaError?
     private var waitsForKeyFrame = false
     private var sentBytes = 0
     private let handedOver: UnsafeMutablePointer<AVPacket>
@@ -86,7 +91,8 @@ final class PushOutput: EncodeOutput {
     }
 
     func write(_ packet: UnsafeMutablePointer<AVPacket>, kind: MediaKind, encoding: Int) throws(MediaError) {
-        if connection == nil { try reconnect() }
+        if let failure { throw failure }
+        if connection == nil, MonotonicClock.now() >= retryAt { try reconnect() }
         guard let connection, let stream = connection.streams[kind] else { return }
         if waitsForKeyFrame, encoders.video != nil {
             guard kind == .video, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 else { return }
@@ -100,26 +106,27 @@ final class PushOutput: EncodeOutput {
         if written < 0 {
             Log.encode.warning("\(path): the connection broke (\(FFmpegError(written))): reconnecting")
             self.connection = nil
+            retryAt = MonotonicClock.now() + 1
             return
         }
         sentBytes += size
         failedReconnections = 0
     }
 
-    /// Opens the connection again, a second after it broke, up to `reconnections` times.
+    /// One attempt to open the connection again; the last failed attempt fails the push.
     private func reconnect() throws(MediaError) {
-        while connection == nil {
+        failedReconnections += 1
+        do {
+            connection = try Connection(url: path, muxer: muxerName, video: encoders.video, audio: encoders.audio)
+            waitsForKeyFrame = true
+        } catch {
+            Log.encode.warning("\(path): \(error.reason) (try \(failedReconnections) of \(Self.reconnections))")
             guard failedReconnections < Self.reconnections else {
-                throw MediaError(input: path, reason: "the server went away: \(Self.reconnections) reconnections failed")
+                let failure = MediaError(input: path, reason: "the server went away: \(Self.reconnections) reconnections failed")
+                self.failure = failure
+                throw failure
             }
-            failedReconnections += 1
-            MonotonicClock.sleep(until: MonotonicClock.now() + 1)
-            do {
-                connection = try Connection(url: path, muxer: muxerName, video: encoders.video, audio: encoders.audio)
-                waitsForKeyFrame = true
-            } catch {
-                Log.encode.warning("\(path): \(error.reason) (try \(failedReconnections) of \(Self.reconnections))")
-            }
+            retryAt = MonotonicClock.now() + 1
         }
     }
 

@@ -11,16 +11,19 @@ final class VideoEncoder: @unchecked Sendable {
     var context: UnsafeMutablePointer<AVCodecContext> { codec.context }
     /// Frames per second; the encoder's time base is its inverse, so a frame's pts is its number.
     let frameRate: AVRational
+    /// Clockwise degrees a player must turn the picture: the stream's display matrix.
+    let rotation: Int
     private let hardwareFrames: HardwareFrames?
     private var scaler: ScaleContext?
     /// The picture scaled or converted for the encoder; its buffers are kept from frame to frame.
     private let converted = Frame(isConversionTarget: true)
     private let packet: UnsafeMutablePointer<AVPacket>
 
-    private init(name: String, codec: CodecContext, frameRate: AVRational, hardwareFrames: HardwareFrames?) {
+    private init(name: String, codec: CodecContext, frameRate: AVRational, rotation: Int, hardwareFrames: HardwareFrames?) {
         self.name = name
         self.codec = codec
         self.frameRate = frameRate
+        self.rotation = rotation
         self.hardwareFrames = hardwareFrames
         guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
         self.packet = packet
@@ -70,7 +73,8 @@ final class VideoEncoder: @unchecked Sendable {
             context.pointee.height = height
             context.pointee.time_base = av_inv_q(frameRate)
             context.pointee.framerate = frameRate
-            context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            context.pointee.sample_aspect_ratio = settings.sampleAspectRatio > 0 && settings.sampleAspectRatio != 1
+                ? av_d2q(settings.sampleAspectRatio, 10_000) : AVRational(num: 1, den: 1)
             context.pointee.pix_fmt = hardwareFrames != nil ? AV_PIX_FMT_VAAPI : AV_PIX_FMT_YUV420P
             context.pointee.gop_size = Int32(clamping: max(keyFrameInterval, 1))
             context.pointee.thread_count = Int32(clamping: settings.threads)
@@ -91,9 +95,11 @@ final class VideoEncoder: @unchecked Sendable {
                 if settings.isZeroLatency { set("tune", "zerolatency") }
                 if settings.bitRate == nil { set("crf", String(settings.crf)) }
                 // Key frames at the interval only: scene cuts would add some, and variants
-                // encoded apart would then not cut at the same frames.
+                // encoded apart would then not cut at the same frames. One asked for is an IDR.
                 set("x264-params", "scenecut=0")
+                set("forced-idr", "1")
             case .nvenc:
+                set("forced-idr", "1")
                 if settings.isZeroLatency { set("zerolatency", "1") }
                 if settings.bitRate == nil { set("cq", String(Int(settings.crf.rounded()))) }
             case .vaapi:
@@ -101,19 +107,20 @@ final class VideoEncoder: @unchecked Sendable {
             }
             return result
         }
-        return VideoEncoder(name: name, codec: codec, frameRate: frameRate, hardwareFrames: hardwareFrames)
+        return VideoEncoder(name: name, codec: codec, frameRate: frameRate, rotation: settings.rotation, hardwareFrames: hardwareFrames)
     }
 
-    /// Encodes `frame` as picture number `pts` and hands each packet that comes out to
-    /// `deliver` (its pts and dts in the encoder's time base); nil drains the encoder.
-    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, pts: Int64,
+    /// Encodes `frame` as picture number `pts` (an IDR when `isKeyFrame`: a segment starts there)
+    /// and hands each packet that comes out to `deliver` (its pts and dts in the encoder's time
+    /// base); nil drains the encoder.
+    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, pts: Int64, isKeyFrame: Bool = false,
                 deliver: (UnsafeMutablePointer<AVPacket>) throws(MediaError) -> Void) throws(MediaError) {
         var input: UnsafeMutablePointer<AVFrame>? = nil
         if let frame {
             let picture = try prepared(frame)
             picture.pointee.pts = pts
-            // A decoded picture's type (I from the source) would force a key frame here.
-            picture.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            // Not the decoded picture's own type: an I from the source would force a key frame.
+            picture.pointee.pict_type = isKeyFrame ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
             input = picture
         }
         let sent = avcodec_send_frame(context, input)

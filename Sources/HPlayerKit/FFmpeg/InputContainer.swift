@@ -124,6 +124,9 @@ final class InputContainer: @unchecked Sendable {
         if let format {
             do { demuxer = try format.demuxer(for: url) } catch {
                 avformat_free_context(allocated)
+                closePipe()
+                io?.close()
+                io = nil
                 throw error
             }
             for (key, value) in format.options { av_dict_set(&options, key, value, 0) }

@@ -128,9 +128,9 @@ final class OutputContainer {
         return context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
     }
 
-    /// Adds a stream for what `encoder` makes (its parameters and time base); returns its index.
-    /// Before `writeHeader`.
-    func addStream(encoder: UnsafeMutablePointer<AVCodecContext>) throws(MediaError) -> Int32 {
+    /// Adds a stream for what `encoder` makes (its parameters, time base and pixel shape), turned
+    /// `rotation` clockwise degrees for display; returns its index. Before `writeHeader`.
+    func addStream(encoder: UnsafeMutablePointer<AVCodecContext>, rotation: Int = 0) throws(MediaError) -> Int32 {
         guard let context, let stream = avformat_new_stream(context, nil) else {
             throw MediaError(input: path, reason: "out of memory")
         }
@@ -138,6 +138,16 @@ final class OutputContainer {
         guard copied >= 0 else { throw MediaError(input: path, reason: "cannot copy the codec parameters: \(FFmpegError(copied))") }
         stream.pointee.time_base = encoder.pointee.time_base
         stream.pointee.avg_frame_rate = encoder.pointee.framerate
+        stream.pointee.sample_aspect_ratio = encoder.pointee.sample_aspect_ratio
+        if rotation % 360 != 0 {
+            let size = 9 * MemoryLayout<Int32>.size
+            guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) else {
+                throw MediaError(input: path, reason: "out of memory")
+            }
+            // The reading side takes the clockwise turn as minus av_display_rotation_get, which is
+            // minus the angle given to av_display_rotation_set: so the turn itself goes in.
+            data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_set($0, Double(rotation)) }
+        }
         return stream.pointee.index
     }
 

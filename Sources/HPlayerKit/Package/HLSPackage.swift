@@ -31,7 +31,11 @@ final class HLSPackage: EncodeOutput {
     let settings: PackageSettings
     private var variants: [SegmentWriter] = []
     private var audioRendition: SegmentWriter?
-    private var videoEncoders: [VideoEncoder] = []
+    /// Each rung's picture size and frame rate, kept at the start: the encoders' contexts are the
+    /// video thread's once encoding runs, and a live master playlist is written from others.
+    private var shapes: [(width: Int, height: Int, frameRate: Double)] = []
+    /// A live playlist's target duration: it never goes down (RFC 8216 §6.2.1: it must not change).
+    private var liveTargetDuration = 0
     private var audioCodec: String?
     /// avc1.PPCCLL of each rung, from the first SPS it puts out.
     private var videoCodecs: [String?] = []
@@ -53,7 +57,11 @@ final class HLSPackage: EncodeOutput {
 
     func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
         guard !video.isEmpty else { throw MediaError(input: path, reason: "the source has no video to make an HLS ladder of") }
-        videoEncoders = video
+        shapes = video.map { encoder in
+            (Int(encoder.context.pointee.width), Int(encoder.context.pointee.height),
+             Double(encoder.frameRate.num) / Double(max(encoder.frameRate.den, 1)))
+        }
+        liveTargetDuration = Int(settings.segmentDuration.rounded(.up))
         videoCodecs = video.map { encoder in
             guard let extradata = encoder.context.pointee.extradata, encoder.context.pointee.extradata_size > 0 else { return nil }
             return Self.avcCodec(in: UnsafeBufferPointer(start: extradata, count: Int(encoder.context.pointee.extradata_size)))
@@ -135,6 +143,8 @@ final class HLSPackage: EncodeOutput {
         if let window = settings.liveWindow {
             listed = segments.suffix(window)
             options.mediaSequence = segments.count - listed.count
+            if let last = segments.last { liveTargetDuration = max(liveTargetDuration, Int(last.duration.rounded())) }
+            options.targetDuration = liveTargetDuration
         }
         try writePlaylist(PackagePlaylists.media(Array(listed), options: options), name: "\(writer.name).m3u8")
     }
@@ -142,11 +152,9 @@ final class HLSPackage: EncodeOutput {
     /// The master playlist, its figures from every segment written so far.
     private func writeMaster() throws(MediaError) {
         let written = variants.enumerated().map { index, writer in
-            let encoder = videoEncoders[index].context.pointee
-            let rate = videoEncoders[index].frameRate
-            return WrittenVariant(
-                playlist: "\(writer.name).m3u8", segments: writer.segments, width: Int(encoder.width), height: Int(encoder.height),
-                frameRate: Double(rate.num) / Double(max(rate.den, 1)),
+            WrittenVariant(
+                playlist: "\(writer.name).m3u8", segments: writer.segments, width: shapes[index].width, height: shapes[index].height,
+                frameRate: shapes[index].frameRate,
                 codecs: [videoCodecs[index]].compactMap { $0 } + (audioRendition == nil ? [audioCodec].compactMap { $0 } : []))
         }
         let audio = audioRendition.map { writer in

@@ -39,6 +39,9 @@ public enum PackagePlaylists {
         public var initSection: String?
         /// The key's URI, for AES-128 segments (the IV is each segment's sequence number).
         public var keyURI: String?
+        /// EXT-X-TARGETDURATION; nil: the longest segment listed, rounded. A live playlist's must
+        /// not change from one reload to the next.
+        public var targetDuration: Int?
 
         public init() {}
     }
@@ -46,7 +49,7 @@ public enum PackagePlaylists {
     public static func media(_ segments: [WrittenSegment], options: MediaOptions) -> String {
         // EXT-X-MAP outside I-frame playlists needs version 6; decimal EXTINF needs 3.
         let version = options.initSection != nil ? 6 : 3
-        let target = segments.map { Int($0.duration.rounded()) }.max() ?? 0
+        let target = options.targetDuration ?? segments.map { Int($0.duration.rounded()) }.max() ?? 0
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(max(target, 1))",
                      "#EXT-X-MEDIA-SEQUENCE:\(options.mediaSequence)"]
         if options.isVOD { lines.append("#EXT-X-PLAYLIST-TYPE:VOD") }

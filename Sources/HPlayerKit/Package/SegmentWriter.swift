@@ -113,8 +113,11 @@ final class SegmentWriter {
     deinit {
         interleaver.release()
         guard let context else { return }
-        av_freep(&context.pointee.pb!.pointee.buffer)
-        avio_context_free(&context.pointee.pb)
+        if let io = context.pointee.pb {
+            // The buffer may have been replaced by libavformat: free the one the context holds now.
+            av_freep(&io.pointee.buffer)
+            avio_context_free(&context.pointee.pb)
+        }
         avformat_free_context(context)
     }
 
@@ -166,6 +169,7 @@ final class SegmentWriter {
             let isCutPoint = kind == .audio || packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             if segmentStart == nil {
                 segmentStart = pts
+                while nextCut <= pts + tolerance { nextCut += segmentDuration }
             } else if isCutPoint, pts + tolerance >= nextCut {
                 let flushed = av_write_frame(context, nil)
                 avio_flush(context.pointee.pb)
@@ -173,8 +177,9 @@ final class SegmentWriter {
                 try closeSegment(endingAt: pts)
                 try openSegment()
                 segmentStart = pts
+                // The boundary this cut answers, and any a long segment passed over.
+                while nextCut <= pts + tolerance { nextCut += segmentDuration }
             }
-            while nextCut <= pts + tolerance { nextCut += segmentDuration }
             end = max(end, pts + Double(packet.pointee.duration) * timeBase.seconds)
         }
         packet.pointee.stream_index = stream.index
