@@ -60,7 +60,7 @@ row "clip → MP4" "$work/hp" "$work/ff"
 echo
 
 echo "2. To a ladder ($ladder, 4 s TS segments)"
-: >"$work/hp"; : >"$work/ff-each"; : >"$work/ff-once"
+: >"$work/hp"; : >"$work/ff-each.times"; : >"$work/ff-once.times"
 # ffmpeg's usual recipe: one process per rendition, each decoding the source.
 per_rendition() {
   for rung in "${rungs[@]}"; do
@@ -86,12 +86,12 @@ for _ in $(seq "$runs"); do
   rm -rf "$work/hp-ladder"
   measure "$hplayer" encode --from "$work/clip.mp4" --hls "$work/hp-ladder" --ladder "$ladder" --hls-time 4 --keyint "$gop" --preset "$preset" \
     --audio-bitrate 128k --no-progress --quiet >>"$work/hp"
-  measure bash -c "$(declare -f per_rendition); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); per_rendition" >>"$work/ff-each"
-  measure bash -c "$(declare -f decode_once); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); decode_once" >>"$work/ff-once"
+  measure bash -ec "$(declare -f per_rendition); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); per_rendition" >>"$work/ff-each.times"
+  measure bash -ec "$(declare -f decode_once); work='$work'; rungs=(${rungs[*]}); video=(${video[*]}); audio=(${audio[*]}); decode_once" >>"$work/ff-once.times"
 done
 header
-row "ladder, against one ffmpeg per rendition" "$work/hp" "$work/ff-each"
-row "ladder, against one ffmpeg decoding once" "$work/hp" "$work/ff-once"
-echo "  decoding once saves, against one ffmpeg per rendition: $(awk -v a="$(column 2 "$work/hp")" -v b="$(column 2 "$work/ff-each")" \
+row "ladder, against one ffmpeg per rendition" "$work/hp" "$work/ff-each.times"
+row "ladder, against one ffmpeg decoding once" "$work/hp" "$work/ff-once.times"
+echo "  decoding once saves, against one ffmpeg per rendition: $(awk -v a="$(column 2 "$work/hp")" -v b="$(column 2 "$work/ff-each.times")" \
   'BEGIN {printf "%.1f CPU s (%.0f %%)", b - a, (b > 0 ? (b - a) / b * 100 : 0)}')"
 echo "  target: hplayer's wall and CPU at most 1.02 of ffmpeg's"

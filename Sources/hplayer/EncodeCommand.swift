@@ -17,6 +17,8 @@ struct EncodeCommand: ParsableCommand {
         """)
 
     @Option(help: "What to encode (see above).") var from: String
+    @Option(name: .customLong("audio-from"), help: "The sound from another source (pulse:, alsa:, lavfi:, a file): --from then gives the picture.")
+    var audioFrom: String?
     @Option(name: [.customShort("o"), .customLong("output")], help: "An output file; may be given more than once.")
     var outputs: [String] = []
     @Option(name: [.customShort("t"), .customLong("duration")], help: "Seconds of the source to encode (a pattern or a device has no end).")
@@ -108,7 +110,7 @@ struct EncodeCommand: ParsableCommand {
         log?.write(progress, elapsed: MonotonicClock.now() - started)
         if let error = failure.withLock({ $0 }) {
             // A source that did not open is named as it was given.
-            let input = error.input == job.input ? from : error.input
+            let input = error.input == job.input ? from : error.input == job.audioInput ? audioFrom ?? error.input : error.input
             throw CommandLineFailure.media(MediaError(input: input, reason: error.reason))
         }
     }
@@ -125,6 +127,15 @@ struct EncodeCommand: ParsableCommand {
         }
         var job = EncodeJob(input: source.url, outputs: outputs)
         job.inputFormat = source.format
+        if let audioFrom {
+            do {
+                let audio = try EncodeSource.parse(audioFrom, display: nil)
+                job.audioInput = audio.url
+                job.audioInputFormat = audio.format
+            } catch {
+                throw .media(error)
+            }
+        }
         if let duration {
             guard duration > 0, duration.isFinite else { throw .usage(input: "--duration", reason: "expected seconds above 0, got \(duration)") }
             job.duration = duration

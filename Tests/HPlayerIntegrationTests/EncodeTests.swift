@@ -324,5 +324,25 @@ extension Playback {
             #expect(encoder.wait(timeout: 10) == 1)
             #expect(encoder.stderr.split(separator: "\n") == ["hplayer: error: \(url): interrupted while opening"], "\(encoder.stderr)")
         }
+    
+        @Test("--audio-from: the picture from one source and the sound from another (as a camera and a microphone), both 2 s from the same start")
+        func pictureAndSoundFromTwoSources() throws {
+            let folder = Fixtures.newFolder("two-sources")
+            let output = folder + "/out.mp4"
+            let result = try encode(["--from", "lavfi:testsrc2=size=320x240:rate=25", "--audio-from", "lavfi:sine=frequency=1000:sample_rate=44100",
+                                     "-t", "2", "-o", output])
+            #expect(result.status == 0, "\(result.stderr)")
+            let video = try probe(output, stream: "v", entries: "nb_read_frames,start_time")
+            let audio = try probe(output, stream: "a", entries: "sample_rate,duration,start_time")
+            #expect(video["nb_read_frames"] == "50", "\(video)")
+            #expect(audio["sample_rate"] == "44100", "\(audio)")
+            let soundLength = try #require(Double(audio["duration"] ?? ""))
+            #expect(abs(soundLength - 2) < 0.05, "\(audio)")
+            let starts = [video["start_time"], audio["start_time"]].compactMap { $0.flatMap(Double.init) }
+            #expect(starts.count == 2 && abs(starts[0] - starts[1]) < 0.05, "\(video) \(audio)")
+            let missing = try encode(["--from", "pattern:", "--audio-from", "pulse:no-such-microphone-here", "-t", "1", "-o", folder + "/none.mp4"])
+            #expect(missing.status == 1 && errorLines(missing).count == 1
+                    && errorLines(missing).first?.hasPrefix("hplayer: error: pulse:no-such-microphone-here: ") == true, "\(missing.stderr)")
+        }
     }
 }

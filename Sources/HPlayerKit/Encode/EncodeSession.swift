@@ -7,6 +7,10 @@ public struct EncodeJob: Sendable {
     public var input: String
     /// The demuxer for a capture device or a lavfi graph; nil: guessed from the input.
     public var inputFormat: InputFormat?
+    /// The sound from another input (a microphone beside a camera): `input` then gives the
+    /// picture only. Both are timed from the earlier of their starts.
+    public var audioInput: String?
+    public var audioInputFormat: InputFormat?
     public var outputs: [String]
     public var video = VideoEncodeSettings()
     public var audio = AudioEncodeSettings()
@@ -45,7 +49,13 @@ public struct EncodeProgress: Sendable, Equatable {
 /// packet goes to each output that takes its kind.
 public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     public let job: EncodeJob
-    private let source: FFmpegSource
+    /// The input, and the sound's own when it has one: each opens on its read thread, and
+    /// encoding starts when the last has opened.
+    private let sources: [FFmpegSource]
+    /// Sources not open yet, and the start times of those that are.
+    private var pendingOpens: Int
+    private var openedStarts: [Double] = []
+    private var openedDuration: Double?
     private let state = ConditionLock()
     private var outcome: Result<Void, MediaError>?
     private var failure: MediaError?
@@ -68,13 +78,15 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     /// line reads their sizes. It is held over a muxer's write (the file it guards), never over
     /// a call into the source or an encoder.
     private let outputs: Locked<[EncodeOutput]>
-    /// The main video encoding (for `-o` files) and a package's rungs, each encoding every picture.
-    private var videoEncoders: [VideoEncoder] = []
+    /// What each output takes, known from the start.
+    private let takers: [EncodeTaker]
+    /// The video encoders and their routes (set on the picture's read thread), the sound's
+    /// encoder and its line (on the sound's); both are read once every source has opened.
+    private var video = VideoEncoderSet()
     private var audioEncoder: AudioEncoder?
-    /// For each video encoder, the outputs it writes to and its place among their encodings.
-    private var videoRoutes: [[(output: Int, encoding: Int)]] = []
-    /// For each video encoder, whether it is a package's rung (its segments' first pictures are IDRs).
-    private var isRung: [Bool] = []
+    private var audioLine: String?
+    private var videoTrack: Track?
+    private var audioTrack: Track?
 
     public init(job: EncodeJob) throws(MediaError) {
         self.job = job
@@ -84,17 +96,28 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         if let package = job.package { made.append(try HLSPackage(settings: package)) }
         for url in job.pushes { made.append(try PushOutput(url: url)) }
         outputs = Locked(made)
-        var options = SourceOptions()
-        options.isUntimed = true
-        options.buffering.maximumBufferedDuration = .infinity
-        options.network = job.network
-        options.inputFormat = job.inputFormat
-        options.mediaKinds = made.reduce(into: Set<MediaKind>()) { $0.formUnion($1.kinds) }
-        source = FFmpegSource(url: job.input, options: options)
+        takers = made.map(EncodeTaker.init)
+        let kinds = made.reduce(into: Set<MediaKind>()) { $0.formUnion($1.kinds) }
+        func options(format: InputFormat?, kinds: Set<MediaKind>) -> SourceOptions {
+            var options = SourceOptions()
+            options.isUntimed = true
+            options.buffering.maximumBufferedDuration = .infinity
+            options.network = job.network
+            options.inputFormat = format
+            options.mediaKinds = kinds
+            return options
+        }
+        if let audioInput = job.audioInput {
+            sources = [FFmpegSource(url: job.input, options: options(format: job.inputFormat, kinds: kinds.intersection([.video]))),
+                       FFmpegSource(url: audioInput, options: options(format: job.audioInputFormat, kinds: kinds.intersection([.audio])))]
+        } else {
+            sources = [FFmpegSource(url: job.input, options: options(format: job.inputFormat, kinds: kinds))]
+        }
+        pendingOpens = sources.count
     }
 
-    /// Opens the source; encoding starts once it is open.
-    public func start() { source.open(delegate: self) }
+    /// Opens the sources; encoding starts once they are open.
+    public func start() { sources.forEach { $0.open(delegate: self) } }
 
     /// Ends the encode early (Ctrl-C): what was encoded so far is drained and the files finished.
     public func stop() {
@@ -105,7 +128,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             if threads.isEmpty { isOpenAborted = true }
             return threads.isEmpty
         }
-        if abortsOpen { source.close() }
+        if abortsOpen { sources.forEach { $0.close() } }
     }
 
     public var progress: EncodeProgress {
@@ -124,36 +147,62 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             return outcome!
         }
         state.withLock { threads }.forEach { $0.join() }
-        source.close()
+        sources.forEach { $0.close() }
         if case .failure(let error) = result { throw error }
     }
 
     // MARK: SourceDelegate (the source's read thread)
 
     public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError) {
-        let video = tracks.first { $0.kind == .video }
-        let audio = tracks.first { $0.kind == .audio }
-        let lines = try openEncoders(info: info, video: video, audio: audio)
+        // Each source configures its own tracks before it returns (decoding starts then).
+        if let track = tracks.first(where: { $0.kind == .video }) {
+            video = try VideoEncoderSet.open(job: job, takers: takers, info: info, track: track)
+            if !video.encoders.isEmpty { videoTrack = track }
+        }
+        if let track = tracks.first(where: { $0.kind == .audio }), let native = track.nativeAudioFormat, takers.contains(where: \.audio) {
+            let encoder = try AudioEncoder(settings: job.audio, sourceRate: native.sampleRate, sourceChannels: native.channelCount,
+                                           globalHeader: takers.contains { $0.audio && $0.globalHeader })
+            track.configureAudio(output: AudioFormat(sampleFormat: .float32, sampleRate: encoder.sampleRate, channelCount: encoder.channelCount))
+            audioEncoder = encoder
+            audioTrack = track
+            audioLine = "audio: aac \(encoder.sampleRate) Hz \(encoder.channelCount) ch \(job.audio.bitRate / 1000) kb/s"
+        }
+        let isLast = state.withLock { () -> Bool in
+            pendingOpens -= 1
+            openedStarts.append(info.startTime)
+            if let duration = info.duration { openedDuration = max(openedDuration ?? 0, duration) }
+            return pendingOpens == 0
+        }
+        if isLast { try startEncoding() }
+    }
+
+    /// Every source is open: the outputs start and a thread per stream encodes.
+    private func startEncoding() throws(MediaError) {
+        // The other source failed, or a stop came, while this one opened: nothing to start.
+        if state.withLock({ outcome != nil }) || stopping.load(ordering: .relaxed) {
+            throw MediaError(input: job.input, reason: "interrupted while opening")
+        }
+        let (origin, sourceDuration) = state.withLock { (openedStarts.min() ?? 0, openedDuration) }
         try outputs.withLock { (outputs) throws(MediaError) in
             for (index, output) in outputs.enumerated() {
-                let taken = videoRoutes.indices.filter { videoRoutes[$0].contains { $0.output == index } }
-                try output.start(video: taken.map { videoEncoders[$0] }, audio: audioEncoder)
+                let taken = video.routes.indices.filter { video.routes[$0].contains { $0.output == index } }
+                try output.start(video: taken.map { video.encoders[$0] }, audio: audioEncoder)
             }
         }
-        state.withLock { encoderLines = lines }
-        let origin = info.startTime
-        let duration = job.duration ?? info.duration
-        state.withLock { progressValue.duration = duration }
-        var started: [JoinableThread] = []
-        let encoded = [videoEncoders.isEmpty ? nil : video, audioEncoder == nil ? nil : audio].compactMap { $0 }
-        state.withLock { encodedTracks = encoded }
-        runningEncodes.store(encoded.count, ordering: .relaxed)
-        if let video, !videoEncoders.isEmpty {
-            let encoders = videoEncoders
-            started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(video, encoders, origin: origin) })
+        let encoded = [videoTrack, audioTrack].compactMap { $0 }
+        state.withLock {
+            encoderLines = video.lines + [audioLine].compactMap { $0 }
+            progressValue.duration = job.duration ?? sourceDuration
+            encodedTracks = encoded
         }
-        if let audio, let encoder = audioEncoder {
-            started.append(JoinableThread(name: "hp-encode-audio") { [self] in encodeAudio(audio, encoder, origin: origin) })
+        runningEncodes.store(encoded.count, ordering: .relaxed)
+        var started: [JoinableThread] = []
+        if let track = videoTrack {
+            let encoders = video.encoders
+            started.append(JoinableThread(name: "hp-encode-video") { [self] in encodeVideo(track, encoders, origin: origin) })
+        }
+        if let track = audioTrack, let encoder = audioEncoder {
+            started.append(JoinableThread(name: "hp-encode-audio") { [self] in encodeAudio(track, encoder, origin: origin) })
         }
         let encoding = started
         let watcher = JoinableThread(name: "hp-encode-end") { [self] in
@@ -183,72 +232,6 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
 
     // MARK: Encoding
 
-    /// Opens the encoders each track needs and configures the track for them; returns a line per
-    /// encoder.
-    private func openEncoders(info: MediaInfo, video: Track?, audio: Track?) throws(MediaError) -> [String] {
-        let takers = outputs.withLock { outputs in
-            outputs.map { (video: $0.kinds.contains(.video) ? $0.videoEncodings : nil, audio: $0.kinds.contains(.audio),
-                           globalHeader: $0.needsGlobalHeader) }
-        }
-        var lines: [String] = []
-        if let video, let format = video.videoFormat {
-            video.configureVideo(acceptedPixelFormats: [.yuv420p])
-            let rate = info.streams.first { $0.index == Int(video.streamIndex) }?.frameRate ?? 0
-            let frameRate = rate > 0 ? av_d2q(rate, 1_001_000) : AVRational(num: 25, den: 1)
-            var encodings: [(settings: VideoEncodeSettings, taker: VideoEncodings)] = []
-            if takers.contains(where: { $0.video == .main }) {
-                var settings = job.video
-                if settings.size == nil {
-                    settings.size = PictureSize(width: format.width, height: format.height)
-                    settings.sampleAspectRatio = format.sampleAspectRatio
-                }
-                settings.rotation = format.rotation
-                encodings.append((settings, .main))
-            }
-            if let package = job.package, takers.contains(where: { $0.video == .rungs }) {
-                let framesPerSegment = Int((package.segmentDuration * Double(frameRate.num) / Double(max(frameRate.den, 1))).rounded(.up))
-                for rung in package.ladder ?? Ladder.standard(sourceHeight: format.height) {
-                    var settings = job.video
-                    // Square pixels in the source's displayed shape. (Not turned: a rotated source's
-                    // ladder is sideways; MPEG-TS has no way to say so.)
-                    let displayWidth = Int((Double(format.width) * format.sampleAspectRatio).rounded())
-                    settings.size = PictureSize(width: rung.width(sourceWidth: displayWidth, sourceHeight: format.height), height: rung.height)
-                    settings.bitRate = rung.bitRate
-                    // Each segment's first picture is made an IDR; the interval only keeps
-                    // x264 from adding one just before a boundary.
-                    settings.keyFrameInterval = settings.keyFrameInterval ?? max(framesPerSegment, 1)
-                    encodings.append((settings, .rungs))
-                }
-            }
-            for (position, (settings, taker)) in encodings.enumerated() {
-                let size = settings.size!
-                // Its place among the encodings its outputs take: 0 for the main one, the rung's otherwise.
-                let encoding = encodings[..<position].filter { $0.taker == taker }.count
-                let routes = takers.indices.filter { takers[$0].video == taker }
-                // 4:2:0 pictures have even sides.
-                let (encoder, notes) = try VideoEncoder.open(
-                    hardware: job.hardware, settings: settings, width: Int32(max(size.width & ~1, 2)),
-                    height: Int32(max(size.height & ~1, 2)), frameRate: frameRate,
-                    globalHeader: routes.contains { takers[$0].globalHeader })
-                videoRoutes.append(routes.map { (output: $0, encoding: encoding) })
-                videoEncoders.append(encoder)
-                isRung.append(taker == .rungs)
-                lines += notes.map { "\($0); encoding with the next" }
-                lines.append("video: \(encoder.name) \(encoder.context.pointee.width)x\(encoder.context.pointee.height) "
-                             + "\(frameRate.num)/\(frameRate.den) fps" + (settings.bitRate.map { " \($0 / 1000) kb/s" } ?? ""))
-            }
-        }
-        if let audio, let native = audio.nativeAudioFormat, takers.contains(where: \.audio) {
-            let encoder = try AudioEncoder(settings: job.audio, sourceRate: native.sampleRate, sourceChannels: native.channelCount,
-                                           globalHeader: takers.contains { $0.audio && $0.globalHeader })
-            audio.configureAudio(output: AudioFormat(sampleFormat: .float32, sampleRate: encoder.sampleRate,
-                                                     channelCount: encoder.channelCount))
-            audioEncoder = encoder
-            lines.append("audio: aac \(encoder.sampleRate) Hz \(encoder.channelCount) ch \(job.audio.bitRate / 1000) kb/s")
-        }
-        return lines
-    }
-
     private func encodeVideo(_ track: Track, _ encoders: [VideoEncoder], origin: Double) {
         let rate = encoders[0].frameRate
         var lastPts = Int64.min
@@ -262,7 +245,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             lastPts = pts
             let startsSegment = segmentBoundaries.startsSegment(at: position)
             for (index, encoder) in encoders.enumerated() {
-                try encoder.encode(frame.avFrame, pts: pts, isKeyFrame: startsSegment && isRung[index]) { (packet) throws(MediaError) in
+                try encoder.encode(frame.avFrame, pts: pts, isKeyFrame: startsSegment && video.isRung[index]) { (packet) throws(MediaError) in
                     try write(packet, video: index)
                 }
             }
@@ -280,7 +263,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     }
 
     private func encodeAudio(_ track: Track, _ encoder: AudioEncoder, origin: Double) {
-        let countsFrames = videoEncoders.isEmpty
+        let countsFrames = videoTrack == nil
         var blocks = 0
         run(track, origin: origin) { (frame, position) throws(MediaError) in
             guard let samples = frame.plane(0) else { return }
@@ -341,7 +324,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
 
     /// A packet of video encoder `index`, to each output that takes that encoding.
     private func write(_ packet: UnsafeMutablePointer<AVPacket>, video index: Int) throws(MediaError) {
-        let routes = videoRoutes[index]
+        let routes = video.routes[index]
         try outputs.withLock { (outputs) throws(MediaError) in
             for route in routes { try outputs[route.output].write(packet, kind: .video, encoding: route.encoding) }
         }
@@ -366,7 +349,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         // As the player: media in which nothing decodes, or whose reading failed, is an error.
         let reasons = tracks.compactMap(\.nothingDecodedReason)
         let nothingDecoded = !tracks.isEmpty && reasons.count == tracks.count ? MediaError(input: job.input, reason: reasons[0]) : nil
-        let readFailure = source.readFailure
+        let readFailure = sources.lazy.compactMap(\.readFailure).first
         state.withLock {
             if let error = failure ?? finishFailure ?? nothingDecoded ?? readFailure { settle(.failure(error)) } else { settle(.success(())) }
         }

@@ -34,7 +34,9 @@ public struct EncodeSource: Equatable, Sendable {
             guard access(device, F_OK) == 0 else {
                 throw MediaError(input: text, reason: "no camera: \(device) does not exist")
             }
-            return EncodeSource(url: device, format: InputFormat(name: "video4linux2"))
+            // Wall-clock times, as the pulse and alsa inputs give theirs, so a microphone read
+            // beside it (--audio-from) is in sync.
+            return EncodeSource(url: device, format: InputFormat(name: "video4linux2", options: ["timestamps": "abs"]))
         case "pulse":
             return EncodeSource(url: rest.isEmpty ? "default" : rest, format: InputFormat(name: "pulse"))
         case "alsa":
