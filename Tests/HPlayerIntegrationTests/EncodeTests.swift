@@ -256,6 +256,25 @@ extension Playback {
             #expect(recordedPts(fromHLS).count >= 50, "\(hlsViewer.stderr)")
         }
 
+        @Test("SRT: a 3 s push (MPEG-TS) into an ffmpeg listening for it: the picture and the sound arrive", .realTime)
+        func srtPush() throws {
+            let folder = Fixtures.newFolder("srt")
+            let port = try Network.freePort()
+            let received = folder + "/received.ts"
+            let listener = try BackgroundProcess(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "srt://127.0.0.1:\(port)?mode=listener",
+                                                  "-c", "copy", received])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1)
+            let push = try encode(["--from", "pattern:320x240@25", "-t", "3", "--push", "srt://127.0.0.1:\(port)", "--preset", "ultrafast",
+                                   "--zerolatency", "--keyint", "25"])
+            #expect(push.status == 0, "\(push.stderr)")
+            _ = listener.wait(timeout: 10)
+            let video = try probe(received, stream: "v", entries: "codec_name,nb_read_frames")
+            let audio = try probe(received, stream: "a", entries: "codec_name")
+            // The listener starts at the first key frame it can read: most of the 75 pictures.
+            #expect(video["codec_name"] == "h264" && (Int(video["nb_read_frames"] ?? "") ?? 0) >= 50, "\(video) \(listener.stderr)")
+            #expect(audio["codec_name"] == "aac", "\(audio)")
+        }
+
         @Test("A push whose server goes away: a warning for each reconnection tried, then exit 1 with one error line")
         func pushServerGoesAway() throws {
             let server = try NginxRTMPServer()
