@@ -5,7 +5,8 @@ import HPlayerKit
 /// key frame before it switches variant there (and whose video from its last key frame it reads
 /// where the next segment lacks one); as an fMP4 initialization section and fragment, split
 /// where the first byte says, checked for a sync sample the same way; and as H.264 Annex B, cut
-/// into NAL units as the encoder's raw output and the package's CODECS string read them.
+/// into NAL units as the encoder's raw output, the package's CODECS string and `hplayer probe`
+/// read them, and as an SPS.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
@@ -16,6 +17,8 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = FragmentKeyFrame.startsWithKeyFrame(initSection: Array(bytes[..<split]), fragment: Array(bytes[split...]))
     let units = AnnexB.nalUnits(in: bytes)
     _ = AnnexB.everyIDRHasParameterSets([units.map(\.type)])
+    _ = AnnexBSummary(bytes: bytes)
+    _ = H264SPS.parse(([0x67] + bytes)[...])
     return 0
 }
 

@@ -35,6 +35,21 @@ enum ProbeText {
             if variant.isPlaying { line += " [playing]" }
             lines.append(line)
         }
+        if let stream = info.annexB { lines += describe(stream) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A raw H.264 stream as our NAL parser reads it.
+    static func describe(_ stream: AnnexBSummary) -> [String] {
+        var lines = ["  NAL units: " + stream.units.map { "\($0.name) (\($0.type)) ×\($0.count)" }.joined(separator: ", ")]
+        for sps in stream.parameterSets {
+            var line = cFormat("  SPS %d: profile_idc %d, constraints 0x%02X, level_idc %d, %dx%d, chroma_format_idc %d, %d-bit",
+                               sps.id, sps.profileIDC, sps.constraintFlags, sps.levelIDC, sps.width, sps.height, sps.chromaFormatIDC, sps.bitDepthLuma)
+            line += sps.frameRate.map { cFormat(", VUI frame rate %.3f", $0) } ?? ", no VUI frame rate"
+            lines.append(line)
+        }
+        let positions = stream.idrs.map { "\($0.picture)@\($0.offset)" }
+        lines.append("  \(stream.pictures) pictures, IDR at (picture@byte): " + (positions.isEmpty ? "none" : positions.joined(separator: " ")))
+        return lines
     }
 }

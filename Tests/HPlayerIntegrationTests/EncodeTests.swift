@@ -129,6 +129,35 @@ extension Playback {
             }
         }
 
+        @Test("hplayer probe on the raw H.264 lists its NAL units, its SPS as ffprobe reads it, and its IDRs where ffprobe finds the key frames")
+        func probeRawH264() throws {
+            let folder = Fixtures.newFolder("probe-raw")
+            let raw = folder + "/out.h264"
+            let result = try encode(["--from", "pattern:320x240@25", "-t", "4", "--keyint", "25", "--profile", "main", "-o", raw])
+            #expect(result.status == 0, "\(result.stderr)")
+            let probed = try Command.run([Command.hplayer, "probe", "--json", raw])
+            let summary = try JSONDecoder().decode(MediaInfo.self, from: Data(probed.stdout.utf8)).annexB
+            let stream = try #require(summary, "\(probed.stdout)")
+            #expect(stream.pictures == 100)
+            #expect(stream.units.first { $0.type == 5 }?.count == 4 && stream.units.first { $0.type == 7 }?.count == 4)
+            let theirs = try probe(raw, stream: "v", entries: "width,height,profile,level,r_frame_rate")
+            let sps = try #require(stream.parameterSets.first)
+            #expect(stream.parameterSets.count == 1 && "\(sps.width)" == theirs["width"] && "\(sps.height)" == theirs["height"]
+                    && sps.profileIDC == 77 && theirs["profile"] == "Main" && "\(sps.levelIDC)" == theirs["level"]
+                    && sps.frameRate == 25 && theirs["r_frame_rate"] == "25/1", "\(sps) against \(theirs)")
+            let keyFrames = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame",
+                                             "-of", "csv=p=0", raw]).stdout.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("1") }.map(\.offset)
+            #expect(stream.idrs.map(\.picture) == keyFrames && keyFrames == [0, 25, 50, 75])
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+            // Each offset is a start code (3 or 4 bytes) before an IDR slice.
+            #expect(stream.idrs.allSatisfy { idr in
+                let code = bytes[idr.offset..<idr.offset + 3] == [0, 0, 1] ? 3 : bytes[idr.offset..<idr.offset + 4] == [0, 0, 0, 1] ? 4 : 0
+                return code > 0 && bytes[idr.offset + code] & 0x1F == 5
+            })
+            let text = try Command.run([Command.hplayer, "probe", raw]).stdout
+            #expect(text.contains("IDR at (picture@byte): 0@") && text.contains("SPS 0: profile_idc 77"), "\(text)")
+        }
+
         @Test("An MP4 from a file through the engine: faststart (moov before mdat), every source frame, the sound, the duration within a frame")
         func mp4FromAFile() throws {
             let clip = try Clips.audioVideo(seconds: 3)

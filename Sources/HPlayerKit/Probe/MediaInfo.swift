@@ -14,6 +14,8 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     /// The file's tags, in its order.
     public var tags: [MetadataTag] = []
     public var chapters: [Chapter] = []
+    /// A raw H.264 file's NAL units, parameter sets and IDRs, by our own parser.
+    public var annexB: AnnexBSummary? = nil
 }
 
 /// One variant of an HLS master playlist.

@@ -7,7 +7,9 @@ public enum MediaProbe {
         let container = InputContainer(url: url, network: network)
         try container.open(fullAnalysis: true)
         defer { container.close() }
-        return info(of: container)
+        var info = info(of: container)
+        if info.container == "h264", !NetworkOptions.isHTTP(url) { info.annexB = AnnexBSummary.read(path: url) }
+        return info
     }
 
     static func info(of container: InputContainer) -> MediaInfo {
