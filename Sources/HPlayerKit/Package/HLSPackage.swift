@@ -80,7 +80,13 @@ final class HLSPackage: EncodeOutput {
         if let window = settings.liveWindow {
             for writer in writers {
                 writer.onSegment = { [unowned self, unowned writer] _ throws(MediaError) in
-                    try liveSegmentWritten(by: writer, window: window)
+                    try liveSegmentWritten(by: writer)
+                }
+                writer.willPublishSegment = { [unowned self, unowned writer] published in
+                    // The segment that now falls two places out of the window (one out since the
+                    // last playlist update, which no longer lists it) goes before the new one lands.
+                    let leaving = published - window - 1
+                    if leaving >= 0 { unlink("\(path)/\(writer.segments[leaving].name)") }
                 }
             }
         }
@@ -88,12 +94,10 @@ final class HLSPackage: EncodeOutput {
 
     private var writers: [SegmentWriter] { variants + [audioRendition].compactMap { $0 } }
 
-    /// A live package's segment is in place: its playlist's window moves on, the segment two
-    /// places out of it goes, and the master's figures are brought up to date.
-    private func liveSegmentWritten(by writer: SegmentWriter, window: Int) throws(MediaError) {
+    /// A live package's segment is in place: its playlist's window moves on, and the master's
+    /// figures are brought up to date.
+    private func liveSegmentWritten(by writer: SegmentWriter) throws(MediaError) {
         try writeMediaPlaylist(of: writer, segments: writer.segments, isComplete: false)
-        let leaving = writer.segments.count - window - 2
-        if leaving >= 0 { unlink("\(path)/\(writer.segments[leaving].name)") }
         // Once every stream has a segment, so that each variant's figures are measured ones.
         if writers.allSatisfy({ !$0.segments.isEmpty }) { try writeMaster() }
     }

@@ -37,6 +37,10 @@ final class SegmentWriter {
     let initSectionName: String?
     /// Told of each segment once it is whole and in place (a live package's playlist update).
     var onSegment: ((WrittenSegment) throws(MediaError) -> Void)?
+    /// Told just before a segment is renamed into place, with the number of segments before it
+    /// (a live package deletes the one that leaves then, so the folder never holds more than the
+    /// window and one).
+    var willPublishSegment: ((Int) -> Void)?
 
     /// What the muxer's AVIOContext writes into: the segment file of the moment.
     private final class Sink {
@@ -203,6 +207,7 @@ final class SegmentWriter {
         guard let file = sink.file else { return }
         let start = segmentStart ?? segmentEnd
         sink.file = nil
+        willPublishSegment?(segments.count)
         try file.close()
         let fileName = String(file.path.split(separator: "/").last!)
         let segment = WrittenSegment(name: fileName, duration: max(segmentEnd - start, 0), bytes: file.size)
