@@ -71,17 +71,9 @@ final class NginxServer: @unchecked Sendable {
                                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
         guard made.status == 0 else { throw FixtureError(description: "openssl: \(made.stderr)") }
         let config = """
-            worker_processes 1;
-            pid \(folder)/nginx.pid;
-            error_log \(folder)/error.log;
-            events { worker_connections 64; }
+            \(Nginx.process(folder))
             http {
-                access_log \(folder)/access.log;
-                client_body_temp_path \(folder)/body;
-                proxy_temp_path \(folder)/proxy;
-                fastcgi_temp_path \(folder)/fastcgi;
-                uwsgi_temp_path \(folder)/uwsgi;
-                scgi_temp_path \(folder)/scgi;
+                \(Nginx.scratch(folder))
                 types { video/mp4 mp4; video/x-matroska mkv; video/webm webm; video/mp2t ts; application/vnd.apple.mpegurl m3u8; }
                 default_type application/octet-stream;
                 server { listen 127.0.0.1:\(port); root \(root); }
@@ -93,14 +85,7 @@ final class NginxServer: @unchecked Sendable {
                 }
             }
             """
-        try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = try BackgroundProcess(["nginx", "-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf", "-g", "daemon off;"])
-        do {
-            try Network.waitUntilListening(port, what: "nginx")
-            try Network.waitUntilListening(tlsPort, what: "nginx (TLS)")
-        } catch {
-            throw FixtureError(description: "\(error); \(process.stderr) \((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "")")
-        }
+        process = try Nginx.start(folder: folder, config: config, listening: [(port, "nginx"), (tlsPort, "nginx (TLS)")])
     }
 
     deinit { process.send(signal: SIGQUIT) }
@@ -183,10 +168,7 @@ final class NginxRTMPServer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder + "/hls", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         let config = """
             load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-            worker_processes 1;
-            pid \(folder)/nginx.pid;
-            error_log \(folder)/error.log;
-            events { worker_connections 64; }
+            \(Nginx.process(folder))
             rtmp {
                 server {
                     listen 127.0.0.1:\(port);
@@ -194,24 +176,12 @@ final class NginxRTMPServer: @unchecked Sendable {
                 }
             }
             http {
-                access_log \(folder)/access.log;
-                client_body_temp_path \(folder)/body;
-                proxy_temp_path \(folder)/proxy;
-                fastcgi_temp_path \(folder)/fastcgi;
-                uwsgi_temp_path \(folder)/uwsgi;
-                scgi_temp_path \(folder)/scgi;
+                \(Nginx.scratch(folder))
                 types { video/mp2t ts; application/vnd.apple.mpegurl m3u8; }
                 server { listen 127.0.0.1:\(httpPort); root \(folder); }
             }
             """
-        try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = try BackgroundProcess(["nginx", "-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf", "-g", "daemon off;"])
-        do {
-            try Network.waitUntilListening(port, what: "nginx-rtmp")
-            try Network.waitUntilListening(httpPort, what: "nginx-rtmp (HTTP)")
-        } catch {
-            throw FixtureError(description: "\(error); \(process.stderr) \((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "")")
-        }
+        process = try Nginx.start(folder: folder, config: config, listening: [(port, "nginx-rtmp"), (httpPort, "nginx-rtmp (HTTP)")])
     }
 
     deinit { process.send(signal: SIGQUIT) }
@@ -224,5 +194,33 @@ final class NginxRTMPServer: @unchecked Sendable {
     func stop() {
         process.send(signal: SIGTERM)
         _ = process.wait(timeout: 10)
+    }
+}
+
+/// What the tests' nginx servers share: a config whose files all stay in the server's folder, run
+/// in the foreground (never as the system's service).
+enum Nginx {
+    /// The top of a config: one worker, the pid and error log in `folder`.
+    static func process(_ folder: String) -> String {
+        "worker_processes 1;\npid \(folder)/nginx.pid;\nerror_log \(folder)/error.log;\nevents { worker_connections 64; }"
+    }
+
+    /// The http block's access log and temporary files, in `folder`.
+    static func scratch(_ folder: String) -> String {
+        ["access_log \(folder)/access.log;", "client_body_temp_path \(folder)/body;", "proxy_temp_path \(folder)/proxy;",
+         "fastcgi_temp_path \(folder)/fastcgi;", "uwsgi_temp_path \(folder)/uwsgi;", "scgi_temp_path \(folder)/scgi;"].joined(separator: "\n")
+    }
+
+    /// nginx on `config` (written to FOLDER/nginx.conf), once each of `listening`'s ports takes
+    /// connections; its output and error log in the error when one does not.
+    static func start(folder: String, config: String, listening: [(port: Int, what: String)]) throws -> BackgroundProcess {
+        try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        let process = try BackgroundProcess(["nginx", "-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf", "-g", "daemon off;"])
+        do {
+            for (port, what) in listening { try Network.waitUntilListening(port, what: what) }
+        } catch {
+            throw FixtureError(description: "\(error); \(process.stderr) \((try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "")")
+        }
+        return process
     }
 }
