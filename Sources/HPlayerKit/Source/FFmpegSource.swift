@@ -29,6 +29,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     /// An audio stream to switch to (AudioStreamSwitch.swift).
     var pendingAudioStream: Int?
     var closing = false
+    /// Set when `close` has run to its end.
+    var isClosed = false
     var openedTracks: [Track] = []
     /// The recording in progress (SourceRecording.swift).
     let recording = Locked(RecordingSlot())
@@ -109,12 +111,20 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         }
     }
 
+    /// Closes once: a second caller (an encode's Ctrl-C aborting the open while its end closes the
+    /// source too) waits for the first to finish, and touches nothing itself.
     public func close() {
-        let thread: JoinableThread? = lock.withLock {
+        let first = lock.withLock {
+            guard !closing else {
+                while !isClosed { lock.wait() }
+                return false
+            }
             closing = true
             lock.broadcast()
-            return readThread
+            return true
         }
+        guard first else { return }
+        let thread = lock.withLock { readThread }
         container.abort()
         for track in lock.withLock({ openedTracks }) { track.packets.close() }
         thread?.join()
@@ -123,7 +133,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         for track in lock.withLock({ openedTracks }) { track.close() }
         container.close()
         if scratchPacket != nil { av_packet_free(&scratchPacket) }
-        lock.withLock { stateValue = .closed }
+        lock.withLock {
+            stateValue = .closed
+            isClosed = true
+            lock.broadcast()
+        }
     }
 
     // MARK: Opening (on the read thread)
