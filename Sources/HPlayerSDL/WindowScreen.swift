@@ -139,6 +139,7 @@ final class WindowScreen {
         default: return  // the decoder converts anything else
         }
         shownMediaPts = frame.mediaPts
+        if let format, format.width != frame.width || format.height != frame.height { adoptPictureSize(of: frame, from: format) }
         let width = Int32(frame.width), height = Int32(frame.height)
         if texture == nil || textureKey.map({ $0 != (sdlFormat, width, height) }) ?? true {
             if let texture { SDL_DestroyTexture(texture) }
@@ -156,6 +157,17 @@ final class WindowScreen {
             SDL_UpdateTexture(texture, nil, frame.plane(0), Int32(frame.lineSize(0)))
         }
         needsDraw = true
+    }
+
+    /// The stream's picture changed size (a new SPS in a raw or live stream): it is drawn at its
+    /// new shape, and the window takes the new size as mpv's does, unless fullscreen or maximized.
+    private func adoptPictureSize(of frame: Frame, from old: VideoFormat) {
+        let changed = VideoFormat(width: frame.width, height: frame.height,
+                                  sampleAspectRatio: frame.sampleAspectRatio ?? old.sampleAspectRatio, rotation: old.rotation)
+        format = changed
+        guard let window, !isFullscreen, SDL_GetWindowFlags(window) & SDL_WINDOW_MAXIMIZED.rawValue == 0 else { return }
+        let size = windowSize(display: changed.displaySize)
+        SDL_SetWindowSize(window, Int32(clamping: size.width), Int32(clamping: size.height))
     }
 
     func setChapterMarks(_ starts: [Double]) {

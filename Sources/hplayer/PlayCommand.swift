@@ -56,6 +56,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Play the picture only; the sound is not even decoded.") var noAudio = false
     @Option(help: "The video track to play, numbered from 1 (as mpv's --vid).") var vid: Int?
     @Option(help: "The audio track to play, numbered from 1 (as mpv's --aid).") var aid: Int?
+    @Option(name: .customLong("container-fps-override"),
+            help: "Pace a video stream without timestamps (raw .h264, .hevc) at this frame rate, over the one its parameter sets give (default: theirs, else 25).")
+    var containerFPSOverride: Double?
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
     var sid: SubtitleChoice = .auto
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
@@ -102,6 +105,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
+        }
+        if let containerFPSOverride, !(containerFPSOverride >= 0.5 && containerFPSOverride <= 1000) {
+            throw CommandLineFailure.usage(input: "--container-fps-override", reason: "expected frames per second from 0.5 to 1000, got \(containerFPSOverride)")
         }
         if inputs.isEmpty, playlistFile == nil, !idle { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
         if let playlistStart, playlistStart < 0 {
@@ -165,6 +171,7 @@ struct PlayCommand: AsyncParsableCommand {
         if noAudio { options.source.mediaKinds.remove(.audio) }
         options.source.videoTrack = vid
         options.source.audioTrack = aid
+        options.source.frameRateOverride = containerFPSOverride
         options.subtitleTrack = sid
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
@@ -226,7 +233,8 @@ struct PlayCommand: AsyncParsableCommand {
         // A recording's named pipe whose reader has gone is a write error that stops the
         // recording, not a signal that ends the player.
         signal(SIGPIPE, SIG_IGN)
-        let terminalKeys = TerminalKeys(onKey: keys.press)
+        // Media read from standard input leaves it to the media, as mpv does.
+        let terminalKeys = inputs.contains(StandardInput.url) ? nil : TerminalKeys(onKey: keys.press)
         defer { terminalKeys?.stop() }
 
         // A recording output's files hold this run's files only, one after the other.

@@ -46,7 +46,7 @@ import Testing
         var name: String
         /// (best_effort_timestamp, duration) for each frame in decode output order.
         var frames: [(Int64?, Int64)]
-        var expected: [Int64?]
+        var expected: [Int64]
         var testDescription: String { name }
     }
 
@@ -57,21 +57,22 @@ import Testing
         Row(name: "earlier than pts + duration is predicted", frames: [(0, 10), (7, 10)], expected: [0, 10]),
         Row(name: "a gap forward is kept", frames: [(0, 10), (50, 10)], expected: [0, 50]),
         Row(name: "missing timestamps are predicted", frames: [(0, 10), (nil, 10), (nil, 5), (25, 5)], expected: [0, 10, 20, 25]),
-        Row(name: "nothing to go on", frames: [(nil, 10), (3, 10)], expected: [nil, 3]),
+        Row(name: "no first timestamp: the start (5), then predicted from it", frames: [(nil, 10), (12, 10), (nil, 10)], expected: [5, 15, 25]),
+        Row(name: "no timestamps at all (raw H.264): paced by the durations", frames: [(nil, 40), (nil, 40), (nil, 48)], expected: [5, 45, 85]),
     ]
 
     @Test(arguments: rows)
     func repair(_ row: Row) {
         var repair = TimestampRepair()
-        let got = row.frames.map { repair.pts(bestEffort: $0.0, duration: $0.1) }
+        let got = row.frames.map { repair.pts(bestEffort: $0.0, duration: $0.1, start: 5) }
         #expect(got == row.expected)
     }
 
     @Test func resetForgetsThePrediction() {
         var repair = TimestampRepair()
-        _ = repair.pts(bestEffort: 100, duration: 10)
+        _ = repair.pts(bestEffort: 100, duration: 10, start: 0)
         repair.reset()
-        #expect(repair.pts(bestEffort: 0, duration: 10) == 0)
+        #expect(repair.pts(bestEffort: 0, duration: 10, start: 0) == 0)
     }
 }
 

@@ -22,6 +22,9 @@ protocol Decoder: AnyObject {
     func flush()
     /// Skips decoding the packets that no other frame refers to (those before an exact seek's target).
     var skipsNonReferenceFrames: Bool { get set }
+    /// The frame rate the bitstream's parameter sets give (H.264's VUI timing, HEVC's VPS or
+    /// VUI), once the decoder has read them; nil when they give none.
+    var frameRate: Double? { get }
 }
 
 /// FFmpeg software decoding.
@@ -43,6 +46,11 @@ final class SoftwareDecoder: Decoder {
     }
 
     func flush() { avcodec_flush_buffers(codec.context) }
+
+    var frameRate: Double? {
+        let rate = codec.context.pointee.framerate
+        return rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
+    }
 
     var skipsNonReferenceFrames = false {
         didSet {

@@ -62,6 +62,11 @@ public final class Frame: @unchecked Sendable {
     public var width: Int { Int(avFrame.pointee.width) }
     public var height: Int { Int(avFrame.pointee.height) }
     public var pixelFormat: PixelFormat { PixelFormat(avPixelFormat) }
+    /// Width / height of one pixel, as the decoder gives it; nil when unspecified.
+    public var sampleAspectRatio: Double? {
+        let ratio = avFrame.pointee.sample_aspect_ratio
+        return ratio.num > 0 && ratio.den > 0 ? Double(ratio.num) / Double(ratio.den) : nil
+    }
     var avPixelFormat: AVPixelFormat { AVPixelFormat(rawValue: avFrame.pointee.format) }
     public var sampleCount: Int { Int(avFrame.pointee.nb_samples) }
 

@@ -110,6 +110,12 @@ final class InputContainer: @unchecked Sendable {
                 avformat_free_context(allocated)
                 throw MediaError(input: url, reason: error.reason)
             }
+        } else if url == StandardInput.url {
+            do { pipeDescriptor = try StandardInput.openForReading() } catch {
+                avformat_free_context(allocated)
+                throw MediaError(input: url, reason: error.reason)
+            }
+            openedURL = "pipe:\(pipeDescriptor)"
         } else if let pipe = NamedPipe.path(of: url) {
             do {
                 pipeDescriptor = try NamedPipe.openForReading(pipe, input: url) { abortFlag.isSet }

@@ -47,3 +47,17 @@ enum NamedPipe {
         return descriptor
     }
 }
+
+/// `-`: media read from standard input (`cat stream.h264 | hplayer -`).
+public enum StandardInput {
+    public static let url = "-"
+
+    /// A descriptor of its own on standard input, non-blocking as a named pipe's, so libavformat's
+    /// reads (`pipe:FD`) wait in steps that its interrupt callback ends; closing it leaves fd 0.
+    static func openForReading() throws(MediaError) -> Int32 {
+        let descriptor = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
+        guard descriptor >= 0 else { throw MediaError(input: url, reason: String(cString: strerror(errno))) }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        return descriptor
+    }
+}

@@ -179,6 +179,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         if !options.mediaKinds.contains(.audio) { audio = -1 }
         var made: [Track] = []
         var problems: [String] = []
+        let rawPacing = RawStreamPacing(input: url, frameRateOverride: options.frameRateOverride)
         for (position, stream) in container.streams.enumerated() {
             let index = Int32(position)
             let kind: MediaKind? = index == video ? .video : index == audio ? .audio : nil
@@ -192,7 +193,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
                                                      budget: options.videoFrameQueueBytes, maximum: options.videoFrameQueueCapacity)
                 made.append(Track(kind: kind, stream: stream, index: index, decoder: decoder, startTime: container.startTime,
-                                  packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity))
+                                  packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity,
+                                  rawPacing: rawPacing))
             } catch {
                 problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")
                 stream.pointee.discard = AVDISCARD_ALL

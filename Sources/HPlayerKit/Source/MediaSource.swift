@@ -43,6 +43,10 @@ public struct SourceOptions: Sendable {
     /// The demuxer to open the input with, where libavformat is not to guess it: a capture
     /// device or a lavfi graph.
     public var inputFormat: InputFormat?
+    /// mpv's `--container-fps-override`: the rate a video stream without timestamps (raw H.264
+    /// or HEVC) is paced at, over the one its parameter sets give. Timestamps, where a container
+    /// has them, win.
+    public var frameRateOverride: Double?
 
     public init() {}
 }

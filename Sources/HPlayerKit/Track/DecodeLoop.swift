@@ -23,6 +23,10 @@ final class DecodeLoop: @unchecked Sendable {
     private var lastQueuedMediaEnd = 0.0
     private var stopped = false
     private var warnings = DecodeWarnings()
+    /// Whether the stream's first packet had neither pts nor dts (a raw H.264 or HEVC stream):
+    /// then every picture lasts one interval of the rate chosen at the first picture.
+    private var lacksTimestamps: Bool?
+    private var rawRate: RawStreamRate?
 
     init(track: Track) {
         self.track = track
@@ -71,6 +75,7 @@ final class DecodeLoop: @unchecked Sendable {
             if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += offset }
         }
         segments.noteReading(packet.segment)
+        if lacksTimestamps == nil { lacksTimestamps = avPacket.pointee.pts == noTimestamp && avPacket.pointee.dts == noTimestamp }
         if track.kind == .video {
             let skips = isBeforeDropTarget(avPacket)
             if track.decoder.skipsNonReferenceFrames != skips { track.decoder.skipsNonReferenceFrames = skips }
@@ -151,13 +156,26 @@ final class DecodeLoop: @unchecked Sendable {
     private func stampTimes(_ frame: Frame) {
         let timeBase = track.timeBase
         let (ticks, durationSeconds) = repair.stamp(frame.avFrame.pointee, kind: track.kind, timeBase: timeBase,
-                                                    nominalFrameDuration: track.nominalFrameDuration, startTicks: track.startTicks)
+                                                    nominalFrameDuration: track.nominalFrameDuration, startTicks: track.startTicks,
+                                                    fixedFrameDuration: rawFrameDuration())
         let segment = segments.segment(containing: ticks)
         frame.pts = timeBase.seconds(ticks) ?? 0
         frame.mediaPts = timeBase.seconds(ticks - segment.loopOffset) ?? 0
         frame.duration = durationSeconds
         frame.serial = serial
         frame.loopPass = segment.loopPass
+    }
+
+    /// For a stream without timestamps, how long each picture lasts; chosen once, at the first
+    /// picture, when the decoder has read the parameter sets (said in one line).
+    private func rawFrameDuration() -> Double? {
+        guard lacksTimestamps == true, let stream = track.rawPacing else { return nil }
+        if rawRate == nil {
+            let rate = RawStreamRate.choose(override: stream.frameRateOverride, bitstream: track.decoder.frameRate)
+            rawRate = rate
+            Log.track.warning("\(stream.input): \(rate.summary)")
+        }
+        return rawRate.map { 1 / $0.framesPerSecond }
     }
 
     private func handleVideo(_ frame: Frame) {

@@ -39,6 +39,9 @@ public final class Track: @unchecked Sendable {
     let startTicks: Int64
     /// Where the stream ends, in seconds, when the container says.
     let declaredEnd: Double?
+    /// Video: how to pace the pictures if the stream turns out to have no timestamps (raw H.264
+    /// or HEVC, whose demuxers give none); nil for audio.
+    let rawPacing: RawStreamPacing?
 
     /// The source's and the decode loop's; the renderers go through the frame methods below.
     let packets: RingBuffer<Packet>
@@ -77,8 +80,9 @@ public final class Track: @unchecked Sendable {
 
     /// - Parameter index: the stream's place in its container's `streams`.
     init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, index: Int32, decoder: Decoder, startTime: Double,
-         packetCapacity: Int, frameCapacity: Int) {
+         packetCapacity: Int, frameCapacity: Int, rawPacing: RawStreamPacing? = nil) {
         self.kind = kind
+        self.rawPacing = kind == .video ? rawPacing : nil
         streamIndex = index
         timeBase = TimeBase(stream.pointee.time_base)
         self.decoder = decoder
@@ -257,4 +261,12 @@ public final class Track: @unchecked Sendable {
             return parameters.sample_rate > 0 ? Double(parameters.sample_rate) / Double(samplesPerPacket) : 43
         }
     }
+}
+
+/// What the decode loop needs to pace a stream that has no timestamps.
+struct RawStreamPacing: Sendable {
+    /// The input, named in the line that says which rate was chosen.
+    var input: String
+    /// `--container-fps-override`.
+    var frameRateOverride: Double?
 }
