@@ -7,9 +7,12 @@
 #include <malloc.h>
 
 static hp_log_sink current_sink;
+static _Thread_local int quiet_depth;
 
 static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
 {
+    if (quiet_depth > 0 && level < AV_LOG_VERBOSE)
+        level = AV_LOG_VERBOSE;
     if (level > av_log_get_level() || current_sink == NULL)
         return;
     char line[1024];
@@ -20,6 +23,11 @@ static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
         line[--length] = '\0';
     if (length > 0)
         current_sink(level, line);
+}
+
+void hp_log_quiet(int quiet)
+{
+    quiet_depth += quiet ? 1 : -1;
 }
 
 void hp_set_log_sink(hp_log_sink sink, int max_level)

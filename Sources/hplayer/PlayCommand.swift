@@ -59,6 +59,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("container-fps-override"),
             help: "Pace a video stream without timestamps (raw .h264, .hevc) at this frame rate, over the one its parameter sets give (default: theirs, else 25).")
     var containerFPSOverride: Double?
+    @Option(help: "Hardware decoding, as mpv's --hwdec: no (the default), auto, vaapi, vdpau, nvdec, cuda or vulkan; software decoding takes over when it cannot start or fails.")
+    var hwdec: HardwareDecodingArgument = HardwareDecodingArgument(.no)
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
     var sid: SubtitleChoice = .auto
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
@@ -172,6 +174,7 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.videoTrack = vid
         options.source.audioTrack = aid
         options.source.frameRateOverride = containerFPSOverride
+        options.source.hardwareDecoding = hwdec.value
         options.subtitleTrack = sid
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
@@ -419,4 +422,19 @@ enum OutputChoice: ExpressibleByArgument, Equatable {
         guard case .record(let directory) = self else { return }
         for name in ["video.tsv", "subs.tsv", "audio.wav", "audio.tsv"] { unlink(directory + "/" + name) }
     }
+}
+
+/// `--hwdec`'s value, refused with the names it takes.
+struct HardwareDecodingArgument: ExpressibleByArgument {
+    let value: HardwareDecoding
+
+    init(_ value: HardwareDecoding) { self.value = value }
+
+    init?(argument: String) {
+        guard let value = HardwareDecoding(argument) else { return nil }
+        self.value = value
+    }
+
+    var defaultValueDescription: String { value.description }
+    static var allValueStrings: [String] { HardwareDecoding.names }
 }

@@ -76,6 +76,17 @@ extension Playback {
                     "\(played.stderr)")
         }
 
+        @Test("--start 1 in raw H.264, which has no timestamps to seek by: the pictures from the 31st on, exact, from pts 1",
+              .timeLimit(.minutes(1)))
+        func startPosition() throws {
+            let clip = try Clips.rawH264At30()
+            let played = try play([clip, "--untimed", "--start", "1"], name: "raw-start")
+            #expect(played.status == 0, "\(played.stderr)")
+            #expect(played.frames.map(\.md5) == Array(try Fixtures.frameMD5s(clip).dropFirst(30)))
+            #expect(played.frames.enumerated().allSatisfy { index, frame in abs(frame.pts - 1 - Double(index) / 30) < 2e-6 },
+                    "pts: \(played.frames.prefix(4).map(\.pts))")
+        }
+
         @Test("Raw HEVC with no timing in it: paced at 25 fps, and the line says it is assumed", .timeLimit(.minutes(1)))
         func assumedRate() throws {
             let clip = try Clips.rawHEVCWithoutTiming()

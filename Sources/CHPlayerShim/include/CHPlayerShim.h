@@ -33,6 +33,10 @@ typedef void (*hp_log_sink)(int level, const char *line);
 /// Routes av_log through `sink` for messages at `max_level` or more severe.
 void hp_set_log_sink(hp_log_sink sink, int max_level);
 
+/// While quiet (calls nest), what libav* logs on this thread is verbose only: a probe whose
+/// failure the caller reports in its own words (a hardware device that is not there).
+void hp_log_quiet(int quiet);
+
 /// Names the calling thread (at most 15 characters are kept), for debuggers and profilers.
 void hp_set_thread_name(const char *name);
 

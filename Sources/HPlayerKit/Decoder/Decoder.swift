@@ -59,7 +59,7 @@ final class SoftwareDecoder: Decoder {
         }
     }
 
-    private static func status(_ result: Int32) -> DecoderStatus {
+    static func status(_ result: Int32) -> DecoderStatus {
         switch result {
         case 0...: return .ok
         case hp_averror_eagain(): return .needsIO

@@ -5,8 +5,12 @@ final class CodecContext: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
 
     /// A decoder for `stream`.
-    /// - Parameter threads: libavcodec's thread_count; 0 lets it pick one per core.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
+    /// - Parameters:
+    ///   - threads: libavcodec's thread_count; 0 lets it pick one per core.
+    ///   - configure: more settings before the open (a hardware device); a negative libav*
+    ///     result fails the open.
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0,
+         configure: (UnsafeMutablePointer<AVCodecContext>) -> Int32 = { _ in 0 }) throws(MediaError) {
         let parameters = stream.pointee.codecpar!
         let codecName = parameters.pointee.codec_id == AV_CODEC_ID_NONE
             ? "unknown codec '\(fourCC(parameters.pointee.codec_tag))'"
@@ -18,7 +22,7 @@ final class CodecContext: @unchecked Sendable {
             let result = avcodec_parameters_to_context(context, parameters)
             context.pointee.pkt_timebase = stream.pointee.time_base
             context.pointee.thread_count = threads
-            return result
+            return result < 0 ? result : configure(context)
         }
     }
 

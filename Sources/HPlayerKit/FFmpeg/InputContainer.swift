@@ -293,6 +293,12 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
+    /// Back to the first byte (a raw stream, which has no timestamps to seek by).
+    func seekToFirstByte() -> Int32 {
+        guard let context else { return hp_averror(EIO) }
+        return av_seek_frame(context, -1, 0, AVSEEK_FLAG_BYTE)
+    }
+
     /// The container's first timestamp in seconds (0 when it gives none), as first opened; with
     /// renditions, the earliest of theirs and its own.
     var startTime: Double { renditions.reduce(firstStart) { min($0, $1.startTime) } }

@@ -56,6 +56,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var recordedStreams: [RecordedStream] = []
     /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
     var sectionsFollowed = 0
+    /// Whether the first video packet had neither dts nor pts (raw H.264 or HEVC): seeks then
+    /// read again from the first byte and decode up to the target; nil before that packet.
+    var isTimestampless: Bool?
     /// The text subtitle streams, decoded as they are read (SubtitleReading.swift).
     var subtitleReaders: [SubtitleStreamReader] = []
 
@@ -188,7 +191,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 continue
             }
             do {
-                let decoder = try SoftwareDecoder(stream: stream)
+                let decoder = kind == .video
+                    ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url)
+                    : try SoftwareDecoder(stream: stream)
                 let frameCapacity = kind == .audio ? options.audioFrameQueueCapacity
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
                                                      budget: options.videoFrameQueueBytes, maximum: options.videoFrameQueueCapacity)

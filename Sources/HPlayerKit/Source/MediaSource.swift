@@ -47,6 +47,9 @@ public struct SourceOptions: Sendable {
     /// or HEVC) is paced at, over the one its parameter sets give. Timestamps, where a container
     /// has them, win.
     public var frameRateOverride: Double?
+    /// mpv's `--hwdec`: video decoded on the GPU where an API opens, in software otherwise and
+    /// from the last key frame after a hardware failure.
+    public var hardwareDecoding = HardwareDecoding.no
 
     public init() {}
 }

@@ -1,0 +1,75 @@
+import CFFmpeg
+
+/// A hardware decoding API, by mpv's `--hwdec` names.
+public enum HardwareAPI: String, CaseIterable, Sendable {
+    case vaapi, vdpau, nvdec, cuda, vulkan
+
+    /// libavutil's device type: NVDEC is reached through a CUDA device.
+    var deviceType: AVHWDeviceType {
+        switch self {
+        case .vaapi: AV_HWDEVICE_TYPE_VAAPI
+        case .vdpau: AV_HWDEVICE_TYPE_VDPAU
+        case .nvdec, .cuda: AV_HWDEVICE_TYPE_CUDA
+        case .vulkan: AV_HWDEVICE_TYPE_VULKAN
+        }
+    }
+}
+
+/// mpv's `--hwdec`: no (the default, as mpv's), auto, or one API.
+public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
+    case no
+    case auto
+    case api(HardwareAPI)
+
+    /// The order `auto` tries: NVIDIA's, then VA-API (Intel, AMD), then VDPAU, as mpv's auto.
+    static let autoOrder: [HardwareAPI] = [.nvdec, .vaapi, .vdpau]
+
+    public init?(_ text: String) {
+        switch text {
+        case "no": self = .no
+        case "auto", "yes", "auto-safe": self = .auto
+        default:
+            guard let api = HardwareAPI(rawValue: text) else { return nil }
+            self = .api(api)
+        }
+    }
+
+    /// The APIs to try, in order.
+    var candidates: [HardwareAPI] {
+        switch self {
+        case .no: []
+        case .auto: Self.autoOrder
+        case .api(let api): [api]
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .no: "no"
+        case .auto: "auto"
+        case .api(let api): api.rawValue
+        }
+    }
+
+    public static let names = ["no", "auto"] + HardwareAPI.allCases.map(\.rawValue)
+}
+
+/// Makes a video track's decoder: a hardware one (with a software fallback) where `--hwdec`
+/// asks and one opens, else FFmpeg's software decoder, with one line saying why not.
+enum VideoDecoderFactory {
+    static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String) throws(MediaError) -> Decoder {
+        guard hardware != .no else { return try SoftwareDecoder(stream: stream) }
+        var refusals: [String] = []
+        for api in hardware.candidates {
+            do {
+                let decoder = try HardwareDecoder(stream: stream, api: api)
+                Log.track.info("\(input): hardware decoding (\(api.rawValue))")
+                return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in try SoftwareDecoder(stream: stream) }
+            } catch {
+                refusals.append(hardware == .auto ? "\(api.rawValue): \(error.reason)" : error.reason)
+            }
+        }
+        Log.track.warning("\(input): --hwdec=\(hardware): \(refusals.joined(separator: "; ")): decoding in software")
+        return try SoftwareDecoder(stream: stream)
+    }
+}

@@ -1,0 +1,112 @@
+import CFFmpeg
+import CHPlayerShim
+import Foundation
+@testable import HPlayerKit
+import Testing
+
+/// A hardware decoder's stand-in where no GPU is: FFmpeg's software decoder, which fails as a
+/// lost device would once it has given `failingAfter` pictures.
+private final class FailingDecoder: Decoder {
+    private let inner: SoftwareDecoder
+    private let failingAfter: Int
+    private(set) var given = 0
+
+    init(stream: UnsafeMutablePointer<AVStream>, failingAfter: Int) throws {
+        inner = try SoftwareDecoder(stream: stream)
+        self.failingAfter = failingAfter
+    }
+
+    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
+        given >= failingAfter ? .failed(FFmpegError(hp_averror(EIO))) : inner.send(packet)
+    }
+
+    func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
+        guard given < failingAfter else { return .failed(FFmpegError(hp_averror(EIO))) }
+        let status = inner.receive(into: frame)
+        if status == .ok { given += 1 }
+        return status
+    }
+
+    func flush() { inner.flush() }
+    var skipsNonReferenceFrames: Bool {
+        get { inner.skipsNonReferenceFrames }
+        set { inner.skipsNonReferenceFrames = newValue }
+    }
+    var frameRate: Double? { inner.frameRate }
+}
+
+extension Playback {
+    @Suite struct HardwareDecoding {
+        @Test("--hwdec=vaapi with no VA-API device: one line says so, and every picture is decoded in software, exact",
+              .enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri/renderD128"), "this machine has a DRM render node"),
+              .timeLimit(.minutes(1)))
+        func noDevice() throws {
+            let clip = try Clips.video("h264")
+            let folder = Fixtures.newFolder("hwdec-no-device")
+            let result = try Command.run([Command.hplayer, clip, "--hwdec=vaapi", "--untimed", "--vo", "record:\(folder)", "--ao", "null",
+                                          "--no-status"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("hplayer: warning: \(clip): --hwdec=vaapi: no vaapi device ("), "\(result.stderr)")
+            #expect(lines.first?.hasSuffix("): decoding in software") == true, "\(result.stderr)")
+            #expect(try recordedMD5s(folder) == (try Fixtures.frameMD5s(clip)))
+        }
+
+        @Test("--hwdec=vulkan, which FFmpeg 5.1 cannot decode H.264 with: one line says so, and software decodes every picture",
+              .timeLimit(.minutes(1)))
+        func noSuchHwaccel() throws {
+            let clip = try Clips.video("h264")
+            let folder = Fixtures.newFolder("hwdec-vulkan")
+            let result = try Command.run([Command.hplayer, clip, "--hwdec=vulkan", "--untimed", "--vo", "record:\(folder)", "--ao", "null",
+                                          "--no-status"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr == "hplayer: warning: \(clip): --hwdec=vulkan: this FFmpeg has no vulkan decoding for h264: decoding in software\n")
+            #expect(try recordedMD5s(folder) == (try Fixtures.frameMD5s(clip)))
+        }
+
+        @Test("A hardware decoder that fails mid-stream: software takes over from the last key frame, and no picture is lost or given twice",
+              arguments: [1, 37, 38, 49])
+        func failureMidStream(failingAfter: Int) throws {
+            // B-frames, a key frame each second (25 pictures): the failures land in the second GOP and at its edges.
+            let clip = try Clips.video("h264")
+            let container = InputContainer(url: clip)
+            try container.open(fullAnalysis: true)
+            defer { container.close() }
+            let index = container.chosenStream(of: .video, number: nil)
+            let stream = try #require(container.ownStream(Int(index)))
+            let failing = try FailingDecoder(stream: stream, failingAfter: failingAfter)
+            let decoder = FallbackDecoder(primary: failing, api: .vaapi, input: clip) { () throws(MediaError) in
+                try SoftwareDecoder(stream: stream)
+            }
+            let md5 = FrameMD5()
+            let frame = Frame()
+            var digests: [String] = []
+            func take() {
+                while decoder.receive(into: frame.avFrame) == .ok {
+                    digests.append(md5.digest(of: frame))
+                    av_frame_unref(frame.avFrame)
+                }
+            }
+            var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+            defer { av_packet_free(&packet) }
+            while container.readOwn(into: packet!) >= 0 {
+                if packet!.pointee.stream_index == index {
+                    while decoder.send(packet) == .needsIO { take() }
+                    take()
+                }
+                av_packet_unref(packet)
+            }
+            _ = decoder.send(nil)
+            take()
+            #expect(!decoder.isDecodingInHardware)
+            #expect(failing.given == failingAfter)
+            #expect(digests == (try Fixtures.frameMD5s(clip)))
+        }
+
+        private func recordedMD5s(_ folder: String) throws -> [String] {
+            try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").compactMap {
+                $0.split(separator: "\t").last.map(String.init)
+            }
+        }
+    }
+}
