@@ -23,6 +23,7 @@ final class StatusLine: Sendable {
             text += " / \(TimeText.clock(duration)) (\(Int(saturating: status.position / duration * 100, rounding: .down))%)"
         }
         text += cFormat(" A-V: %.3f Dropped: %ld Buffer: %.1fs", status.avDifference, status.droppedFrames, status.bufferedDuration)
+        if status.decodeErrors > 0 { text += " Errors: \(status.decodeErrors)" }
         return text
     }
 

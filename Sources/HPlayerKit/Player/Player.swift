@@ -117,7 +117,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
 
     public var status: PlayerStatus {
         let clockTime = clock.mediaTime(at: MonotonicClock.now())
-        let (machine, videoRenderer, videoTrack) = lock.withLock { (self.machine, self.videoRenderer, self.videoTrack) }
+        let (machine, videoRenderer, videoTrack, audioTrack) = lock.withLock { (self.machine, self.videoRenderer, self.videoTrack, self.audioTrack) }
         var position = machine.seekTarget ?? clockTime.map { $0 - machine.startTime } ?? machine.restingPosition
         if let duration = machine.info?.duration { position = min(position, duration) }
         return PlayerStatus(
@@ -131,7 +131,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             droppedFrames: videoRenderer?.droppedFrames.load(ordering: .relaxed) ?? 0,
             loopCount: machine.loopCount,
             decodedVideoFrames: videoTrack?.frameCounts.decoded ?? 0,
-            convertedVideoFrames: videoTrack?.frameCounts.converted ?? 0)
+            convertedVideoFrames: videoTrack?.frameCounts.converted ?? 0,
+            decodeErrors: [videoTrack, audioTrack].reduce(0) { $0 + ($1?.decodeErrorCount ?? 0) })
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).

@@ -75,6 +75,9 @@ public struct PlayerStatus: Sendable, Equatable {
     /// Video frames decoded, and converted to a pixel format the output takes, since the latest seek.
     public var decodedVideoFrames = 0
     public var convertedVideoFrames = 0
+    /// Decoding errors since the file opened: packets the decoders refused, and pictures they
+    /// gave with damage concealed (a lost datagram, a corrupt NAL unit).
+    public var decodeErrors = 0
 }
 
 /// A player: owns one source and the audio and video outputs.

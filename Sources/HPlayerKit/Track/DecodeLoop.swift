@@ -27,6 +27,14 @@ final class DecodeLoop: @unchecked Sendable {
     /// then every picture lasts one interval of the rate chosen at the first picture.
     private var lacksTimestamps: Bool?
     private var rawRate: RawStreamRate?
+    /// The serial's first video packet was not a key frame (a stream joined mid-GOP): pictures
+    /// wait for the first key frame, as those before it are built on references never received.
+    private var awaitsKeyFrame = false
+    private var isFirstPacketOfSerial = true
+    private var picturesBeforeKeyFrame = 0
+    /// Pictures dropped waiting for a key frame before those that come are shown anyway (a
+    /// stream that flags none).
+    static let keyFrameWaitLimit = 300
 
     init(track: Track) {
         self.track = track
@@ -57,6 +65,8 @@ final class DecodeLoop: @unchecked Sendable {
         discardLastDropped()
         dropBefore = track.dropTarget(for: newSerial)
         queuedThisSerial = false
+        isFirstPacketOfSerial = true
+        awaitsKeyFrame = false
         isDrained = false
         track.resetFrameCounts()
         track.setCodecState(.decoding)
@@ -76,6 +86,11 @@ final class DecodeLoop: @unchecked Sendable {
         }
         segments.noteReading(packet.segment)
         if lacksTimestamps == nil { lacksTimestamps = avPacket.pointee.pts == noTimestamp && avPacket.pointee.dts == noTimestamp }
+        if isFirstPacketOfSerial {
+            isFirstPacketOfSerial = false
+            awaitsKeyFrame = track.kind == .video && avPacket.pointee.flags & AV_PKT_FLAG_KEY == 0
+            picturesBeforeKeyFrame = 0
+        }
         if track.kind == .video {
             let skips = isBeforeDropTarget(avPacket)
             if track.decoder.skipsNonReferenceFrames != skips { track.decoder.skipsNonReferenceFrames = skips }
@@ -146,6 +161,13 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func handleDecoded(_ frame: Frame) {
         track.noteDecodedFrame()
+        let decoded = frame.avFrame.pointee
+        if decoded.decode_error_flags != 0 || decoded.flags & AV_FRAME_FLAG_CORRUPT != 0 { track.noteDamagedFrame() }
+        if awaitsKeyFrame, isBeforeFirstKeyFrame(decoded) {
+            track.noteDamagedFrame()
+            track.recycle(frame)
+            return
+        }
         stampTimes(frame)
         switch track.kind {
         case .video: handleVideo(frame)
@@ -164,6 +186,22 @@ final class DecodeLoop: @unchecked Sendable {
         frame.duration = durationSeconds
         frame.serial = serial
         frame.loopPass = segment.loopPass
+    }
+
+    /// Whether a picture comes before the first key frame of a stream joined mid-GOP (it is then
+    /// not shown); the wait ends at the key frame, or after `keyFrameWaitLimit` pictures.
+    private func isBeforeFirstKeyFrame(_ picture: AVFrame) -> Bool {
+        guard picture.key_frame == 0 else {
+            awaitsKeyFrame = false
+            return false
+        }
+        picturesBeforeKeyFrame += 1
+        if picturesBeforeKeyFrame > Self.keyFrameWaitLimit {
+            awaitsKeyFrame = false
+            warnings.note("no key frame in the first \(Self.keyFrameWaitLimit) pictures: showing them as they decode")
+            return false
+        }
+        return true
     }
 
     /// For a stream without timestamps, how long each picture lasts; chosen once, at the first

@@ -74,6 +74,7 @@ public final class Track: @unchecked Sendable {
     private let convertedSinceSeek = Atomic<Int>(0)
     /// The payload bytes of the packets queued and not yet recycled: read-ahead is bounded by bytes.
     private let queuedPacketBytes = Atomic<Int>(0)
+    private let decodeErrors = Atomic<Int>(0)
     /// The decoder's first complaint, which says why nothing decoded when nothing did.
     private var firstDecodeProblem: String?
     private var thread: JoinableThread?
@@ -167,8 +168,16 @@ public final class Track: @unchecked Sendable {
     }
 
     func noteDecodeProblem(_ reason: String) {
+        decodeErrors.add(1, ordering: .relaxed)
         lock.withLock { firstDecodeProblem = firstDecodeProblem ?? reason }
     }
+
+    /// A picture or sound the decoder gave with damage concealed, or a picture not shown as its
+    /// references were never received (a stream joined mid-GOP).
+    func noteDamagedFrame() { decodeErrors.add(1, ordering: .relaxed) }
+
+    /// Packets refused and frames given damaged, since the track opened (the status line's Errors).
+    public var decodeErrorCount: Int { decodeErrors.load(ordering: .relaxed) }
 
     /// Why not one frame has been decoded, as the error line gives it; nil once one has.
     public var nothingDecodedReason: String? {
