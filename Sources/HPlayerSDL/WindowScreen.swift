@@ -11,6 +11,9 @@ final class WindowScreen {
     private var texture: OpaquePointer?
     private var textureKey: (format: UInt32, width: Int32, height: Int32)?
     private var format: VideoFormat?
+    /// The pixel shape the last picture's bitstream gave (nil: unspecified), once one has come.
+    private var lastBitstreamShape: Double?
+    private var hasUploadedPicture = false
     private var title: String
     /// The media time of the picture in the texture.
     private(set) var shownMediaPts: Double?
@@ -45,6 +48,7 @@ final class WindowScreen {
     /// shows it again.
     func show(_ format: VideoFormat) {
         self.format = format
+        hasUploadedPicture = false
         pendingStill = nil  // a cover not yet drawn is not this picture
         needsDraw = true
         guard let window else {
@@ -140,6 +144,8 @@ final class WindowScreen {
         }
         shownMediaPts = frame.mediaPts
         if let format, format.width != frame.width || format.height != frame.height { adoptPictureSize(of: frame, from: format) }
+        lastBitstreamShape = frame.sampleAspectRatio
+        hasUploadedPicture = true
         let width = Int32(frame.width), height = Int32(frame.height)
         if texture == nil || textureKey.map({ $0 != (sdlFormat, width, height) }) ?? true {
             if let texture { SDL_DestroyTexture(texture) }
@@ -162,8 +168,10 @@ final class WindowScreen {
     /// The stream's picture changed size (a new SPS in a raw or live stream): it is drawn at its
     /// new shape, and the window takes the new size as mpv's does, unless fullscreen or maximized.
     private func adoptPictureSize(of frame: Frame, from old: VideoFormat) {
-        let changed = VideoFormat(width: frame.width, height: frame.height,
-                                  sampleAspectRatio: frame.sampleAspectRatio ?? old.sampleAspectRatio, rotation: old.rotation)
+        // The container's pixel shape stands unless the bitstream's changed with the size.
+        let bitstreamShape = frame.sampleAspectRatio
+        let shape = hasUploadedPicture && bitstreamShape != nil && bitstreamShape != lastBitstreamShape ? bitstreamShape! : old.sampleAspectRatio
+        let changed = VideoFormat(width: frame.width, height: frame.height, sampleAspectRatio: shape, rotation: old.rotation)
         format = changed
         guard let window, !isFullscreen, SDL_GetWindowFlags(window) & SDL_WINDOW_MAXIMIZED.rawValue == 0 else { return }
         let size = windowSize(display: changed.displaySize)

@@ -14,14 +14,23 @@ final class FallbackDecoder: Decoder {
     private let input: String
     private let makeSoftware: () throws(MediaError) -> Decoder
 
-    /// References to the packets sent since the last key frame (the payloads are shared, not
-    /// copied), and spare packets to take the next ones.
-    private var sinceKeyframe: [UnsafeMutablePointer<AVPacket>] = []
+    /// References to the packets sent (the payloads are shared, not copied), a group per GOP
+    /// from the GOP whose key picture came out last: pictures of the GOP before can still come
+    /// out after the next key frame is sent (B-frame reordering), so a GOP is let go only once
+    /// the next one's key picture is out. Spare packets take the next ones.
+    private var gops: [[UnsafeMutablePointer<AVPacket>]] = []
     private var spare: [UnsafeMutablePointer<AVPacket>] = []
-    /// What was given out since the last key frame: the pts of the last picture (nil when the
-    /// stream has none) and how many pictures.
+    private var keptPacketCount = 0
+    /// Key frames sent whose pictures have not come out yet.
+    private var keyPicturesAwaited = 0
+    /// False once more than `maximumKeptPackets` had to be let go (a stream with no key frame
+    /// for that long): until the next key picture, a failure cannot be replayed.
+    private var isReplayable = true
+    static let maximumKeptPackets = 1000
+    /// What was given out: the pts of the last picture (nil when the stream has none), and the
+    /// pictures since the first GOP's key picture.
     private var lastGivenPts: Int64?
-    private var givenSinceKeyframe = 0
+    private var givenSinceKeyPicture = 0
     /// After the switch: the replayed pictures are skipped until one comes after those given.
     private var isSkippingReplayed = false
     private var skipped = 0
@@ -98,7 +107,8 @@ final class FallbackDecoder: Decoder {
         forgetPackets()
         dropPending()
         lastGivenPts = nil
-        givenSinceKeyframe = 0
+        givenSinceKeyPicture = 0
+        isReplayable = true
         isSkippingReplayed = false
         isDraining = false
     }
@@ -118,13 +128,14 @@ final class FallbackDecoder: Decoder {
             Log.track.error("\(input): the \(api.rawValue) decoder failed, and software decoding cannot start: \(error.reason)")
             return .failed(FFmpegError(hp_averror(EIO)))
         }
-        Log.track.warning("\(input): the \(api.rawValue) decoder failed (\(error)): decoding in software from the last key frame")
+        let from = isReplayable ? "the last key frame" : "the next key frame"
+        Log.track.warning("\(input): the \(api.rawValue) decoder failed (\(error)): decoding in software from \(from)")
         software.skipsNonReferenceFrames = current.skipsNonReferenceFrames
         current = software
         isHardware = false
-        isSkippingReplayed = true
+        isSkippingReplayed = isReplayable
         skipped = 0
-        for packet in sinceKeyframe {
+        for packet in isReplayable ? Array(gops.joined()) : [] {
             while current.send(packet) == .needsIO { takeReplayed() }
             takeReplayed()
         }
@@ -157,41 +168,65 @@ final class FallbackDecoder: Decoder {
     }
 
     /// Whether a replayed picture is one the hardware gave already: by pts where the stream has
-    /// them, else by count since the key frame.
+    /// them, else by count since the first kept GOP's key picture.
     private func wasGiven(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
         let pts = frame.pointee.best_effort_timestamp
         if let lastGivenPts, pts != noTimestamp { return pts <= lastGivenPts }
         skipped += 1
-        return skipped <= givenSinceKeyframe
+        return skipped <= givenSinceKeyPicture
     }
 
+    /// Notes a picture given out; a key picture lets the GOPs before its own go.
     private func noteGiven(_ frame: UnsafeMutablePointer<AVFrame>) {
         let pts = frame.pointee.best_effort_timestamp
         if pts != noTimestamp { lastGivenPts = pts }
-        givenSinceKeyframe += 1
+        guard isHardware, frame.pointee.key_frame != 0, keyPicturesAwaited > 0 else {
+            givenSinceKeyPicture += 1
+            return
+        }
+        let own = gops.count - keyPicturesAwaited
+        for gop in gops.prefix(own) { recycle(gop) }
+        gops.removeFirst(own)
+        keptPacketCount = gops.reduce(0) { $0 + $1.count }
+        keyPicturesAwaited -= 1
+        givenSinceKeyPicture = 1
+        isReplayable = true
     }
 
-    // MARK: Packets since the key frame
+    // MARK: Packets kept for a replay
 
     private func keep(_ packet: UnsafeMutablePointer<AVPacket>) {
-        if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+        if keptPacketCount >= Self.maximumKeptPackets {
             forgetPackets()
-            givenSinceKeyframe = 0
+            isReplayable = false
+        }
+        if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            gops.append([])
+            keyPicturesAwaited += 1
+        } else if gops.isEmpty {
+            gops.append([])  // a stream that starts between key frames, or after letting go
         }
         guard let copy = spare.popLast() ?? av_packet_alloc() else { return }
         guard av_packet_ref(copy, packet) >= 0 else {
             spare.append(copy)
             return
         }
-        sinceKeyframe.append(copy)
+        gops[gops.count - 1].append(copy)
+        keptPacketCount += 1
     }
 
-    private func forgetPackets() {
-        for packet in sinceKeyframe {
+    private func recycle(_ gop: [UnsafeMutablePointer<AVPacket>]) {
+        for packet in gop {
             av_packet_unref(packet)
             spare.append(packet)
         }
-        sinceKeyframe.removeAll(keepingCapacity: true)
+    }
+
+    private func forgetPackets() {
+        for gop in gops { recycle(gop) }
+        gops.removeAll(keepingCapacity: true)
+        keptPacketCount = 0
+        keyPicturesAwaited = 0
     }
 
     private func dropPending() {

@@ -31,7 +31,8 @@ final class HardwareDecoder: Decoder {
             throw MediaError(input: codecName, reason: "no \(api.rawValue) device (\(FFmpegError(result)))")
         }
         guard let frame = av_frame_alloc() else {
-            av_buffer_unref(&self.device)
+            var unused: UnsafeMutablePointer<AVBufferRef>? = created
+            av_buffer_unref(&unused)
             throw MediaError(input: codecName, reason: "out of memory")
         }
         device = created

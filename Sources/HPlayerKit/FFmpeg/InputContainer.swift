@@ -293,10 +293,26 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
-    /// Back to the first byte (a raw stream, which has no timestamps to seek by).
+    /// FFmpeg's raw elementary-stream video demuxers (rawdec.h): their packets carry no
+    /// timestamps, though only some flag AVFMT_NOTIMESTAMPS.
+    private static let rawVideoDemuxers: Set<String> = ["h264", "hevc", "vvc", "h261", "h263", "m4v", "mpegvideo", "cavsvideo",
+                                                        "avs2", "avs3", "dirac", "mjpeg", "mjpeg_2000", "ingenient"]
+
+    /// Whether the input is a raw elementary video stream, which has no timestamps.
+    var isRawElementaryStream: Bool {
+        guard let format = context?.pointee.iformat else { return false }
+        return format.pointee.flags & AVFMT_NOTIMESTAMPS != 0 || Self.rawVideoDemuxers.contains(String(cString: format.pointee.name))
+    }
+
+    /// Back to the first byte (a raw stream, which has no timestamps to seek by); an input that
+    /// cannot seek (a pipe, standard input) refuses.
     func seekToFirstByte() -> Int32 {
-        guard let context else { return hp_averror(EIO) }
-        return av_seek_frame(context, -1, 0, AVSEEK_FLAG_BYTE)
+        guard let context, let pb = context.pointee.pb else { return hp_averror(EIO) }
+        guard pb.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 else { return hp_averror(ESPIPE) }
+        let result = avio_seek(pb, 0, SEEK_SET)
+        guard result >= 0 else { return Int32(truncatingIfNeeded: result) }
+        avformat_flush(context)
+        return 0
     }
 
     /// The container's first timestamp in seconds (0 when it gives none), as first opened; with

@@ -52,12 +52,13 @@ enum NamedPipe {
 public enum StandardInput {
     public static let url = "-"
 
-    /// A descriptor of its own on standard input, non-blocking as a named pipe's, so libavformat's
-    /// reads (`pipe:FD`) wait in steps that its interrupt callback ends; closing it leaves fd 0.
+    /// Standard input opened anew, non-blocking as a named pipe's, so libavformat's reads
+    /// (`pipe:FD`) wait in steps that its interrupt callback ends. Opened through /proc rather
+    /// than duplicated: a pipe or terminal then gets a file description of its own, and the
+    /// non-blocking flag does not stay on the shell's standard input.
     static func openForReading() throws(MediaError) -> Int32 {
-        let descriptor = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
+        let descriptor = open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw MediaError(input: url, reason: String(cString: strerror(errno))) }
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         return descriptor
     }
 }

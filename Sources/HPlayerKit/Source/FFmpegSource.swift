@@ -56,9 +56,10 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var recordedStreams: [RecordedStream] = []
     /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
     var sectionsFollowed = 0
-    /// Whether the first video packet had neither dts nor pts (raw H.264 or HEVC): seeks then
-    /// read again from the first byte and decode up to the target; nil before that packet.
-    var isTimestampless: Bool?
+    /// A raw elementary stream (H.264, HEVC), which has no timestamps: a seek then reads it again
+    /// from the first byte and decodes up to the target. Known once open.
+    private var isTimestamplessValue = false
+    var isTimestampless: Bool { lock.withLock { isTimestamplessValue } }
     /// The text subtitle streams, decoded as they are read (SubtitleReading.swift).
     var subtitleReaders: [SubtitleStreamReader] = []
 
@@ -182,7 +183,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         if !options.mediaKinds.contains(.audio) { audio = -1 }
         var made: [Track] = []
         var problems: [String] = []
-        let rawPacing = RawStreamPacing(input: url, frameRateOverride: options.frameRateOverride)
+        let isRaw = container.isRawElementaryStream
+        lock.withLock { isTimestamplessValue = isRaw }
+        let rawPacing = isRaw ? RawStreamPacing(input: url, frameRateOverride: options.frameRateOverride) : nil
         for (position, stream) in container.streams.enumerated() {
             let index = Int32(position)
             let kind: MediaKind? = index == video ? .video : index == audio ? .audio : nil

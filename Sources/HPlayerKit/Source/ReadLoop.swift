@@ -83,9 +83,6 @@ extension FFmpegSource {
             return
         }
         let track = tracks[index]
-        if isTimestampless == nil, track.kind == .video {
-            isTimestampless = scratch.pointee.dts == noTimestamp && scratch.pointee.pts == noTimestamp
-        }
         let isShownBefore = container.isShownBefore(scratch)
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)
@@ -269,24 +266,6 @@ extension FFmpegSource {
         return true
     }
 
-    /// A seek before any video packet was read (`--start`): the first video packet says
-    /// whether the stream has timestamps. What is read here goes; the seek reads anew.
-    private func findWhetherTimestampless() {
-        guard let scratch = scratchPacket, let video = tracks.first(where: { $0.kind == .video }) else {
-            isTimestampless = false
-            return
-        }
-        for _ in 0..<1000 {
-            guard container.read(into: scratch) >= 0 else { break }
-            defer { av_packet_unref(scratch) }
-            if scratch.pointee.stream_index == video.streamIndex {
-                isTimestampless = scratch.pointee.dts == noTimestamp && scratch.pointee.pts == noTimestamp
-                return
-            }
-        }
-        isTimestampless = false
-    }
-
     private func execute(_ request: SeekRequest) {
         var position = max(0, request.position)
         if let duration = container.duration, position > duration {
@@ -295,12 +274,13 @@ extension FFmpegSource {
         let target = container.startTime + position
         // A raw stream has no timestamps to seek by: it is read again from its first byte and
         // every picture before the target decoded and dropped, so the seek is exact.
-        if isTimestampless == nil { findWhetherTimestampless() }
-        let isRaw = isTimestampless == true
+        let isRaw = isTimestampless
         let result = isRaw ? container.seekToFirstByte() : container.seek(toMicroseconds: Int64(saturating: target * 1_000_000))
         if result < 0 {
             Log.source.warning("\(url): cannot seek to \(position)s: \(FFmpegError(result))")
         }
+        // A raw stream that could not go back (a pipe) plays on from where it is.
+        let dropsToTarget = isRaw ? result >= 0 : request.mode != .keyframe
         readSerial = request.serial
         lock.withLock { readFailureValue = nil }
         loop = LoopProgress()
@@ -311,7 +291,7 @@ extension FFmpegSource {
         for track in tracks {
             track.packets.flush(track.recycle)
             track.frames.flush(track.recycle)
-            track.setDropTarget(serial: request.serial, pts: request.mode == .keyframe && !isRaw ? nil : target,
+            track.setDropTarget(serial: request.serial, pts: dropsToTarget ? target : nil,
                                 keepsFrameBefore: request.mode == .frameBefore)
         }
         phase = .afterSeek

@@ -23,9 +23,7 @@ final class DecodeLoop: @unchecked Sendable {
     private var lastQueuedMediaEnd = 0.0
     private var stopped = false
     private var warnings = DecodeWarnings()
-    /// Whether the stream's first packet had neither pts nor dts (a raw H.264 or HEVC stream):
-    /// then every picture lasts one interval of the rate chosen at the first picture.
-    private var lacksTimestamps: Bool?
+    /// A raw stream's rate, chosen at its first picture: every picture lasts one interval of it.
     private var rawRate: RawStreamRate?
     /// The serial's first video packet was not a key frame (a stream joined mid-GOP): pictures
     /// wait for the first key frame, as those before it are built on references never received.
@@ -85,7 +83,6 @@ final class DecodeLoop: @unchecked Sendable {
             if avPacket.pointee.dts != noTimestamp { avPacket.pointee.dts += offset }
         }
         segments.noteReading(packet.segment)
-        if lacksTimestamps == nil { lacksTimestamps = avPacket.pointee.pts == noTimestamp && avPacket.pointee.dts == noTimestamp }
         if isFirstPacketOfSerial {
             isFirstPacketOfSerial = false
             awaitsKeyFrame = track.kind == .video && avPacket.pointee.flags & AV_PKT_FLAG_KEY == 0
@@ -207,7 +204,7 @@ final class DecodeLoop: @unchecked Sendable {
     /// For a stream without timestamps, how long each picture lasts; chosen once, at the first
     /// picture, when the decoder has read the parameter sets (said in one line).
     private func rawFrameDuration() -> Double? {
-        guard lacksTimestamps == true, let stream = track.rawPacing else { return nil }
+        guard let stream = track.rawPacing else { return nil }
         if rawRate == nil {
             let rate = RawStreamRate.choose(override: stream.frameRateOverride, bitstream: track.decoder.frameRate)
             rawRate = rate

@@ -39,8 +39,8 @@ public final class Track: @unchecked Sendable {
     let startTicks: Int64
     /// Where the stream ends, in seconds, when the container says.
     let declaredEnd: Double?
-    /// Video: how to pace the pictures if the stream turns out to have no timestamps (raw H.264
-    /// or HEVC, whose demuxers give none); nil for audio.
+    /// A raw video stream (H.264, HEVC), which has no timestamps: how to pace its pictures; nil
+    /// for any other.
     let rawPacing: RawStreamPacing?
 
     /// The source's and the decode loop's; the renderers go through the frame methods below.
