@@ -77,6 +77,8 @@ if [ "$status" -eq 0 ]; then
   bench/compare.sh --smoke || status=$?
   echo "== bench/encode.sh --smoke =="
   bench/encode.sh --smoke || status=$?
+  echo "== bench/latency.sh --smoke =="
+  bench/latency.sh --smoke || status=$?
 fi
 # The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
 # with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.

@@ -59,6 +59,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("container-fps-override"),
             help: "Pace a video stream without timestamps (raw .h264, .hevc) at this frame rate, over the one its parameter sets give (default: theirs, else 25).")
     var containerFPSOverride: Double?
+    @Flag(inversion: .prefixedNo, help: "Live mode (default: on for udp, tcp, rtmp, rtsp and srt inputs): no start-up buffering, small queues, and a latency caught up to.")
+    var live: Bool?
+    @Option(name: .customLong("live-latency"), help: "Live mode: seconds held beyond what decoding needs before playback catches up, up to 1.1x (default 0.1).")
+    var liveLatency: Double?
+    @Option(name: .customLong("rtsp-transport"), help: "RTSP over tcp or udp (default: libavformat's, udp then tcp), as mpv's.")
+    var rtspTransport: RTSPTransport?
     @Option(help: "Hardware decoding, as mpv's --hwdec: no (the default), auto, vaapi, vdpau, nvdec, cuda or vulkan; software decoding takes over when it cannot start or fails.")
     var hwdec: HardwareDecodingArgument = HardwareDecodingArgument(.no)
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
@@ -107,6 +113,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let geometry, WindowGeometry(geometry) == nil {
             throw CommandLineFailure.usage(input: "--geometry", reason: "expected WxH, +X+Y or WxH+X+Y, got '\(geometry)'")
+        }
+        if let liveLatency, !(liveLatency >= 0 && liveLatency <= 10) {
+            throw CommandLineFailure.usage(input: "--live-latency", reason: "expected seconds from 0 to 10, got \(liveLatency)")
         }
         if let containerFPSOverride, !(containerFPSOverride >= 0.5 && containerFPSOverride <= 1000) {
             throw CommandLineFailure.usage(input: "--container-fps-override", reason: "expected frames per second from 0.5 to 1000, got \(containerFPSOverride)")
@@ -175,6 +184,9 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.audioTrack = aid
         options.source.frameRateOverride = containerFPSOverride
         options.source.hardwareDecoding = hwdec.value
+        if let live { options.source.live.mode = live ? .always : .never }
+        if let liveLatency { options.source.live.latencyTarget = liveLatency }
+        options.source.network.rtspTransport = rtspTransport?.rawValue
         options.subtitleTrack = sid
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
@@ -437,4 +449,9 @@ struct HardwareDecodingArgument: ExpressibleByArgument {
 
     var defaultValueDescription: String { value.description }
     static var allValueStrings: [String] { HardwareDecoding.names }
+}
+
+/// `--rtsp-transport`.
+enum RTSPTransport: String, ExpressibleByArgument, CaseIterable {
+    case tcp, udp
 }

@@ -44,6 +44,7 @@ final class StatsDirectory: Sendable {
         case .started(let position): write(event: "first-frame", detail: seconds(position))
         case .bufferingStarted: write(event: "buffering-start", detail: "")
         case .bufferingEnded: write(event: "buffering-end", detail: "")
+        case .liveCatchUp(let speed): write(event: "live-speed", detail: cFormat("%.2f", speed))
         case .seekDone(let position): write(event: "seek", detail: seconds(position))
         case .finished(let error?): write(event: "error", detail: "\(error.input): \(error.reason)")
         default: break

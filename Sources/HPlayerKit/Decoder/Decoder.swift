@@ -31,8 +31,9 @@ protocol Decoder: AnyObject {
 final class SoftwareDecoder: Decoder {
     private let codec: CodecContext
 
-    init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        codec = try CodecContext(stream: stream)
+    /// - Parameter threads: libavcodec's thread_count; 0 lets it pick one per core.
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
+        codec = try CodecContext(stream: stream, threads: threads)
     }
 
     var context: UnsafeMutablePointer<AVCodecContext> { codec.context }

@@ -57,19 +57,22 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
 /// Makes a video track's decoder: a hardware one (with a software fallback) where `--hwdec`
 /// asks and one opens, else FFmpeg's software decoder, with one line saying why not.
 enum VideoDecoderFactory {
-    static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String) throws(MediaError) -> Decoder {
-        guard hardware != .no else { return try SoftwareDecoder(stream: stream) }
+    static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String,
+                     threads: Int32 = 0) throws(MediaError) -> Decoder {
+        guard hardware != .no else { return try SoftwareDecoder(stream: stream, threads: threads) }
         var refusals: [String] = []
         for api in hardware.candidates {
             do {
                 let decoder = try HardwareDecoder(stream: stream, api: api)
                 Log.track.info("\(input): hardware decoding (\(api.rawValue))")
-                return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in try SoftwareDecoder(stream: stream) }
+                return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in
+                    try SoftwareDecoder(stream: stream, threads: threads)
+                }
             } catch {
                 refusals.append(hardware == .auto ? "\(api.rawValue): \(error.reason)" : error.reason)
             }
         }
         Log.track.warning("\(input): --hwdec=\(hardware): \(refusals.joined(separator: "; ")): decoding in software")
-        return try SoftwareDecoder(stream: stream)
+        return try SoftwareDecoder(stream: stream, threads: threads)
     }
 }

@@ -101,6 +101,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         func options(format: InputFormat?, kinds: Set<MediaKind>) -> SourceOptions {
             var options = SourceOptions()
             options.isUntimed = true
+            // Encoding reads as fast as it can: live mode's small queues and single decoder thread are for watching.
+            options.live.mode = .never
             options.buffering.maximumBufferedDuration = .infinity
             options.network = job.network
             options.inputFormat = format

@@ -43,6 +43,7 @@ final class InputContainer: @unchecked Sendable {
     let renditionLock = Locked(())
     var renditionReading = RenditionReading(inputs: 1)
     let network: NetworkOptions
+    let isLive: Bool
     private let opensRenditions: Bool
     /// The demuxer to use, where libavformat is not to guess it (a capture device, lavfi).
     private let format: InputFormat?
@@ -53,9 +54,12 @@ final class InputContainer: @unchecked Sendable {
     ///   - opensRenditions: false where no sound is played (a snapshot, --no-audio): an audio
     ///     rendition is then not fetched at all.
     ///   - format: the demuxer to open `url` with (libavformat reads it itself then).
+    ///   - isLive: live mode: libavformat keeps nothing of what its stream analysis read
+    ///     (`nobuffer`), and a connection silent for the network timeout fails.
     init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions(), opensRenditions: Bool = true,
-         format: InputFormat? = nil) {
+         format: InputFormat? = nil, isLive: Bool = false) {
         self.url = url
+        self.isLive = isLive
         self.network = network
         self.opensRenditions = opensRenditions
         self.format = format
@@ -136,6 +140,19 @@ final class InputContainer: @unchecked Sendable {
                 throw error
             }
             for (key, value) in format.options { av_dict_set(&options, key, value, 0) }
+        }
+        if let transport = network.rtspTransport, url.lowercased().hasPrefix("rtsp") {
+            av_dict_set(&options, "rtsp_transport", transport, 0)
+        }
+        if isLive {
+            // As mpv's low-latency profile: what the stream analysis reads is not kept, and it
+            // reads a tenth of a second, not the seconds a frame-rate estimate takes.
+            av_dict_set(&options, "fflags", "nobuffer", 0)
+            av_dict_set(&options, "analyzeduration", "500000", 0)
+            // Datagrams are waited for through a silence; a connection that stays silent has ended.
+            if !LiveInput.waitsThroughSilence(url) {
+                av_dict_set(&options, "rw_timeout", String(Int64(network.timeout * 1_000_000)), 0)
+            }
         }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
         let openResult = avformat_open_input(&opened, openedURL, demuxer, &options)

@@ -22,6 +22,8 @@ public struct NetworkOptions: Sendable, Equatable {
     public var monitor: NetworkMonitor?
     /// The disk cache every byte fetched goes through; nil: none (`--cache=no`).
     public var cache: DiskCache?
+    /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
+    public var rtspTransport: String?
 
     public init() {}
 

@@ -45,6 +45,9 @@ struct PlaybackMachine: Equatable {
         case setMuted(Bool)
         case setABLoop(ABLoop)
         case setSpeed(Double)
+        /// Live mode: how far playback is behind the newest data read (seconds), and how much of
+        /// that is queued, which a catch-up can play through (the rest is the outputs' own latency).
+        case liveEdge(behind: Double, queued: Double)
         case close
         /// A renderer's note about `serial`. `firstPicture`: the pts of the first picture shown
         /// for that serial, when one has been.
@@ -86,6 +89,8 @@ struct PlaybackMachine: Equatable {
     struct Configuration: Equatable {
         var seekMode = SeekMode.keyframe
         var isUntimed = false
+        /// Live mode's latency target (`--live-latency`): what is held beyond it is caught up.
+        var liveLatencyTarget: Double?
     }
 
     let configuration: Configuration
@@ -129,6 +134,10 @@ struct PlaybackMachine: Equatable {
     private(set) var isMuted = false
     private(set) var abLoop: ABLoop
     private(set) var speed: Double
+    /// Live mode's catch-up, on top of `speed` (1: none), and how far behind the newest data
+    /// playback was last measured.
+    private(set) var liveSpeed = 1.0
+    private(set) var liveLatency: Double?
 
     private var effects: [Effect] = []
 
@@ -176,6 +185,9 @@ struct PlaybackMachine: Equatable {
             abLoop = loop
             applyLoopEnd()
         case let .setSpeed(speed): setSpeed(speed)
+        case let .liveEdge(behind, queued):
+            liveLatency = behind
+            if let target = configuration.liveLatencyTarget, !configuration.isUntimed { catchUp(queued: queued, target: target) }
         case .close: close()
         case let .rendered(note, serial, firstPicture):
             if serial == self.serial { rendered(note, firstPicture: firstPicture) }
@@ -225,9 +237,15 @@ struct PlaybackMachine: Equatable {
 
     private mutating func setSpeed(_ newSpeed: Double) {
         speed = PlaybackSpeed.clamped(newSpeed)
-        effects.append(.setTempo(speed))
+        applyTempo()
+    }
+
+    /// The rate media plays at: the speed asked for, times live mode's catch-up.
+    private mutating func applyTempo() {
+        let tempo = PlaybackSpeed.clamped(speed * liveSpeed)
+        effects.append(.setTempo(tempo))
         // With sound, the audio renderer moves the clock to the new rate as it is heard.
-        if !hasAudio || audio == .eof { effects.append(.setClockRate(speed)) }
+        if !hasAudio || audio == .eof { effects.append(.setClockRate(tempo)) }
     }
 
     private mutating func close() {
@@ -296,6 +314,16 @@ struct PlaybackMachine: Equatable {
         }
         if load == .playable { becamePlayable() }
         updateRendering()
+    }
+
+    /// Live: plays a little faster while more than the target is queued, at 1x again once it is not.
+    private mutating func catchUp(queued: Double, target: Double) {
+        let wanted = playback == .playing && load == .playable && isRendering
+            ? LiveCatchUp.speed(buffered: queued, target: target, current: liveSpeed) : 1
+        guard wanted != liveSpeed else { return }
+        liveSpeed = wanted
+        applyTempo()
+        effects.append(.emit(.liveCatchUp(speed: wanted)))
     }
 
     /// A stall ends when playback may run again, or when a seek or the end makes it moot.

@@ -1,3 +1,4 @@
+import Synchronization
 /// The player: owns one source and the audio and video outputs, and plays them by the decisions
 /// of its PlaybackMachine (PlaybackMachine.swift).
 ///
@@ -19,6 +20,12 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     /// Guards everything below; held briefly, and never across a call into another layer.
     let lock = ConditionLock()
     var machine: PlaybackMachine
+    /// Live mode's latency target when playback catches up to one (the machine's, kept here
+    /// too so the read thread's reports need no lock to ask).
+    let liveLatencyTarget: Double?
+    /// Live: when the source last reported (it does at each packet), as a bit pattern: a silence
+    /// of the sender shows as reports that stop, the read thread waiting inside libavformat.
+    let lastLiveReport = Atomic<UInt64>(0)
     /// Effects decided and not yet applied, oldest first.
     var pendingEffects: [PlaybackMachine.Effect] = []
     /// A thread is applying effects (or opening the outputs): the others leave theirs to it.
@@ -45,7 +52,9 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         var sourceOptions = options.source
         sourceOptions.isUntimed = options.isUntimed
         self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
-        machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed),
+        liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
+        machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed,
+                                                       liveLatencyTarget: liveLatencyTarget),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         subtitles = SubtitleTracks(choice: options.subtitleTrack)
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
@@ -116,7 +125,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     public var presentedMediaPts: Double? { lock.withLock { videoRenderer }?.lastPresentedMediaPts }
 
     public var status: PlayerStatus {
-        let clockTime = clock.mediaTime(at: MonotonicClock.now())
+        let now = MonotonicClock.now()
+        let clockTime = clock.mediaTime(at: now)
         let (machine, videoRenderer, videoTrack, audioTrack) = lock.withLock { (self.machine, self.videoRenderer, self.videoTrack, self.audioTrack) }
         var position = machine.seekTarget ?? clockTime.map { $0 - machine.startTime } ?? machine.restingPosition
         if let duration = machine.info?.duration { position = min(position, duration) }
@@ -132,7 +142,10 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             loopCount: machine.loopCount,
             decodedVideoFrames: videoTrack?.frameCounts.decoded ?? 0,
             convertedVideoFrames: videoTrack?.frameCounts.converted ?? 0,
-            decodeErrors: [videoTrack, audioTrack].reduce(0) { $0 + ($1?.decodeErrorCount ?? 0) })
+            decodeErrors: [videoTrack, audioTrack].reduce(0) { $0 + ($1?.decodeErrorCount ?? 0) },
+            liveLatency: liveLatencyTarget != nil ? machine.liveLatency ?? 0 : nil,
+            isWaitingForData: liveLatencyTarget != nil && machine.playback == .playing
+                && (machine.load == .loading || now - Double(bitPattern: lastLiveReport.load(ordering: .relaxed)) > LiveInput.starvationGrace))
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).
@@ -192,5 +205,11 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     private func handle(_ note: RenderNotifier.Note, serial: Int) {
         let firstPicture = lock.withLock { videoRenderer }?.firstPts(serial: serial)
         perform(.rendered(note, serial: serial, firstPicture: firstPicture))
+    }
+
+    /// Live mode's latency target, where playback catches up to one: a live input that arrives
+    /// in real time.
+    private static func liveLatencyTarget(url: String, options: SourceOptions) -> Double? {
+        options.live.applies(to: url) && LiveInput.arrivesInRealTime(url) ? options.live.latencyTarget : nil
     }
 }

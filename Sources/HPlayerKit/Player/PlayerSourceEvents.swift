@@ -52,5 +52,12 @@ extension Player: SourceDelegate {
 
     public func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {
         perform(.evaluated(report, loadState: loadState, serial: serial))
+        // Live: how far behind the newest data read playback is, from where the clock stands.
+        guard liveLatencyTarget != nil else { return }
+        let now = MonotonicClock.now()
+        lastLiveReport.store(now.bitPattern, ordering: .relaxed)
+        if let readEnd = report.readEnd, let clockTime = clock.mediaTime(at: now) {
+            perform(.liveEdge(behind: max(0, readEnd - clockTime), queued: report.bufferedDuration))
+        }
     }
 }

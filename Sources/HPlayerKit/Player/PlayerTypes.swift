@@ -25,6 +25,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case loopDone(count: Int)
     /// Playback ended: at the end of the media, or with the error that stopped it.
     case finished(MediaError?)
+    /// Live mode changed its catch-up: the speed on top of the one asked for (1: none).
+    case liveCatchUp(speed: Double)
 }
 
 public struct PlayerOptions: Sendable {
@@ -78,6 +80,11 @@ public struct PlayerStatus: Sendable, Equatable {
     /// Decoding errors since the file opened: packets the decoders refused, and pictures they
     /// gave with damage concealed (a lost datagram, a corrupt NAL unit).
     public var decodeErrors = 0
+    /// Live mode: seconds held beyond the newest data received (the latency the player adds);
+    /// nil when not live.
+    public var liveLatency: Double?
+    /// Live mode: nothing has come for a while (or the queues ran dry): the last picture stays.
+    public var isWaitingForData = false
 }
 
 /// A player: owns one source and the audio and video outputs.

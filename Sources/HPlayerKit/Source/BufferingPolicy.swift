@@ -104,6 +104,9 @@ public struct BufferingReport: Equatable, Sendable {
     public var isInputFinished = false
     /// The payload bytes of every queued packet.
     public var bufferedBytes = 0
+    /// Where reading stands on the timeline (seconds): the end of the latest packet read, of the
+    /// track least far along; nil before every track has one. Live mode's latency is measured from it.
+    public var readEnd: Double?
 }
 
 /// The buffering rules as pure functions over plain values.
@@ -171,8 +174,10 @@ public enum BufferingPolicy {
         if buffered == .infinity { buffered = 0 }
         if phase == .steady, !playable, !starved, isByteLimitReached(bufferedBytes: bytes, options: options) { playable = true }
         let progress = playable ? 100 : required > 0 ? min(99, Int(buffered / required * 100)) : 0
+        let ends = tracks.map(\.lastPacketEnd)
+        let readEnd = ends.contains(nil) ? nil : ends.compactMap { $0 }.min()
         return BufferingReport(bufferedDuration: buffered, isPlayable: playable, isStarved: starved, progress: progress,
-                               isInputFinished: finished, bufferedBytes: bytes)
+                               isInputFinished: finished, bufferedBytes: bytes, readEnd: readEnd)
     }
 
     /// Load state moves with hysteresis: loading until playable; playable until a track starves.

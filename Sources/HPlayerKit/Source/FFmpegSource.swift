@@ -17,6 +17,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     let options: SourceOptions
     /// The buffering rules for this input: network media reads ahead further.
     let buffering: BufferingOptions
+    /// Live mode's options when it applies to this input; nil plays it as a file.
+    let live: LiveOptions?
     let container: InputContainer
     weak var delegate: SourceDelegate?
 
@@ -56,6 +58,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var recordedStreams: [RecordedStream] = []
     /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
     var sectionsFollowed = 0
+    /// Live: since when a track has been dry (SourceBuffering.swift).
+    var starvedSince: Double?
     /// A raw elementary stream (H.264, HEVC), which has no timestamps: a seek then reads it again
     /// from the first byte and decodes up to the target. Known once open.
     private var isTimestamplessValue = false
@@ -73,10 +77,12 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     public init(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil) {
         self.url = url
         self.options = options
-        buffering = NetworkOptions.isHTTP(url) ? options.buffering.readingAhead(options.readAhead) : options.buffering
+        live = options.live.applies(to: url) ? options.live : nil
+        buffering = live != nil ? BufferingOptions.live()
+            : NetworkOptions.isHTTP(url) ? options.buffering.readingAhead(options.readAhead) : options.buffering
         looping = options.isLooping
         container = InputContainer(url: url, byteSource: input, network: options.network, opensRenditions: options.mediaKinds.contains(.audio),
-                                   format: options.inputFormat)
+                                   format: options.inputFormat, isLive: live != nil)
     }
 
     deinit { close() }
@@ -148,6 +154,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
 
     /// Opens the container, makes a track per chosen stream and lets the delegate configure them.
     func openMedia() throws(MediaError) {
+        if let live { Log.source.info("\(url): live mode: no start-up buffering, catching up past \(live.latencyTarget) s queued") }
         try container.open(fullAnalysis: false)
         tracks = try makeTracks()
         let info = MediaProbe.info(of: container)
@@ -194,12 +201,15 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 continue
             }
             do {
+                // Live: one decoder thread, as frame threads each hold a picture back; queues of a few frames.
+                let threads: Int32 = live != nil ? 1 : 0
                 let decoder = kind == .video
-                    ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url)
-                    : try SoftwareDecoder(stream: stream)
-                let frameCapacity = kind == .audio ? options.audioFrameQueueCapacity
+                    ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url, threads: threads)
+                    : try SoftwareDecoder(stream: stream, threads: threads)
+                let videoMaximum = live != nil ? min(options.videoFrameQueueCapacity, 4) : options.videoFrameQueueCapacity
+                let frameCapacity = kind == .audio ? (live != nil ? min(options.audioFrameQueueCapacity, 4) : options.audioFrameQueueCapacity)
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
-                                                     budget: options.videoFrameQueueBytes, maximum: options.videoFrameQueueCapacity)
+                                                     budget: options.videoFrameQueueBytes, maximum: videoMaximum)
                 made.append(Track(kind: kind, stream: stream, index: index, decoder: decoder, startTime: container.startTime,
                                   packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity,
                                   rawPacing: rawPacing))

@@ -50,6 +50,10 @@ public struct SourceOptions: Sendable {
     /// mpv's `--hwdec`: video decoded on the GPU where an API opens, in software otherwise and
     /// from the last key frame after a hardware failure.
     public var hardwareDecoding = HardwareDecoding.no
+    /// Live mode (a live protocol, `--live`, `--profile=low-latency`): no start-up buffering, a
+    /// decoder thread and queues of a few frames, libavformat's `nobuffer`, and a latency that
+    /// playback catches up to; nil plays as a file.
+    public var live = LiveOptions()
 
     public init() {}
 }

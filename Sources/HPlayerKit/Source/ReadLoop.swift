@@ -7,6 +7,9 @@ extension FFmpegSource {
     /// How long a blocked read thread sleeps before looking at buffering, seeks and close again.
     static let idleInterval = 0.1
 
+    /// How long a live start waits for the picture being decoded before reading on.
+    static let startingDecodeWait = 0.01
+
     func runReadLoop() {
         // The HLS client's bitrate policy reads the buffer as this thread last saw it.
         container.hlsStream?.bufferLevel = { [unowned self] in
@@ -52,7 +55,19 @@ extension FFmpegSource {
             lock.unlock()
             readPacket()
             evaluateBuffering(force: false)
+            if live != nil, isStartingUp.load(ordering: .relaxed) { awaitStartingDecode() }
         }
+    }
+
+    /// Live, starting: the next read waits for the sender, a frame interval or more, so the
+    /// picture being decoded now is waited for here (briefly: decoding one takes milliseconds)
+    /// and playback starts with it, not with the packet after.
+    private func awaitStartingDecode() {
+        lock.withLock {
+            guard !closing, pendingSeek == nil else { return }
+            _ = lock.wait(until: MonotonicClock.now() + Self.startingDecodeWait)
+        }
+        evaluateBuffering(force: true)
     }
 
     private func readPacket() {
@@ -70,6 +85,12 @@ extension FFmpegSource {
                 if let failure = container.lastReadError {
                     Log.source.warning("\(failure.input): \(failure.reason); playing what was read")
                     lock.withLock { readFailureValue = failure }
+                } else if live != nil {
+                    // A live connection that went silent (rw_timeout) or broke: the stream has ended, failing.
+                    let reason = result == hp_averror(ETIMEDOUT)
+                        ? "nothing received for \(DecimalText.fixed(options.network.timeout, places: 0)) s (--network-timeout)"
+                        : "the stream broke off: \(FFmpegError(result))"
+                    lock.withLock { readFailureValue = MediaError(input: url, reason: reason) }
                 } else {
                     Log.source.warning("\(url): read error, playing what was read: \(FFmpegError(result))")
                 }

@@ -5,7 +5,8 @@ extension FFmpegSource {
 
     func evaluateBuffering(force: Bool) {
         let now = MonotonicClock.now()
-        guard force || phase != .steady || now - lastEvaluation >= Self.evaluationInterval || isOverByteLimit else { return }
+        // Live: each packet, as a queue runs dry and fills again within a frame interval.
+        guard force || phase != .steady || live != nil || now - lastEvaluation >= Self.evaluationInterval || isOverByteLimit else { return }
         lastEvaluation = now
         let serial = readSerial
         for (index, track) in tracks.enumerated() {
@@ -18,7 +19,8 @@ extension FFmpegSource {
                 packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile || reading[index].hasEnded,
                 lastPacketEnd: reading[index].lastPacketEnd, packetBytes: track.packetBytes)
         }
-        let report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
+        var report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
+        if live != nil { report.isStarved = isStillStarved(report.isStarved, now: now) }
         bufferedBytes = report.bufferedBytes
         bufferedDuration = report.bufferedDuration
         let previous = loadState
@@ -45,5 +47,18 @@ extension FFmpegSource {
     private var isOverByteLimit: Bool {
         guard buffering.maximumBufferedBytes < .max else { return false }
         return tracks.reduce(0) { $0 + $1.packetBytes } > buffering.maximumBufferedBytes
+    }
+
+    /// Live: a queue that runs dry at the live edge is waiting for the next arrival, not for a
+    /// sender gone quiet; only dry for `LiveInput.starvationGrace` is it starved (the clock then
+    /// stops and the status says it waits for data).
+    private func isStillStarved(_ isStarved: Bool, now: Double) -> Bool {
+        guard isStarved else {
+            starvedSince = nil
+            return false
+        }
+        let since = starvedSince ?? now
+        starvedSince = since
+        return now - since >= LiveInput.starvationGrace
     }
 }

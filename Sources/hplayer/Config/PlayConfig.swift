@@ -43,11 +43,16 @@ enum PlayConfig {
         return command + resolved.arguments + rest
     }
 
+    /// Profiles every config has, as mpv's built-in ones; a config's own of the same name wins.
+    static let builtinProfiles: [String: [ConfigFile.Setting]] = [
+        "low-latency": [ConfigFile.Setting(file: "built-in profile low-latency", line: 1, option: "live", value: nil)],
+    ]
+
     /// The arguments of `config`'s settings, then of each profile named; `read` gives an
     /// included file's text, `check` why an argument is refused (nil when it is taken).
     static func resolve(_ config: ConfigFile, profiles: [String], read: (String) -> String?, check: (String) -> String?) -> Resolved {
         var resolved = Resolved()
-        var available = config.profiles
+        var available = builtinProfiles.merging(config.profiles) { $1 }
         var applying: [String] = []
         func apply(_ settings: [ConfigFile.Setting]) {
             for setting in settings {

@@ -1,0 +1,30 @@
+/// The live latency rule as a pure function: how fast to play so that what is held, beyond
+/// what decoding needs, comes down to the target (as ExoPlayer's live speed control and mpv's
+/// low-latency catch-up do). The sound keeps its pitch (the tempo stage), so a catch-up is
+/// heard as slightly quicker speech, never as a skip.
+///
+/// Two speeds and a wide band keep it from hunting: arrivals come a frame or an audio packet at
+/// a time, so what is held jumps by tens of milliseconds, and each change of speed retunes the
+/// tempo filter.
+enum LiveCatchUp {
+    /// A catch-up starts this far over the target...
+    static let startExcess = 0.1
+    /// ...and goes on until no more than this is over it.
+    static let stopExcess = 0.02
+    /// Over this, the fastest catch-up, until under `slowDownExcess` again.
+    static let farExcess = 0.5
+    static let slowDownExcess = 0.3
+    static let speed = 1.05
+    static let fastSpeed = 1.1
+
+    /// The speed to play at.
+    /// - Parameters:
+    ///   - buffered: seconds queued, which a catch-up can play through.
+    ///   - target: `--live-latency`.
+    ///   - current: the catch-up speed now (1 when none runs).
+    static func speed(buffered: Double, target: Double, current: Double) -> Double {
+        let excess = buffered - target
+        guard excess > (current > 1 ? stopExcess : startExcess) else { return 1 }
+        return excess > (current >= fastSpeed ? slowDownExcess : farExcess) ? fastSpeed : speed
+    }
+}

@@ -1,0 +1,73 @@
+/// Live mode: played at a small latency that playback catches up to (mpv's low-latency
+/// profile, ffplay's `-fflags nobuffer`).
+public struct LiveOptions: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable {
+        /// For live protocols (UDP, TCP, RTMP, RTSP, SRT): the default.
+        case auto
+        /// `--live`, `--profile=low-latency`.
+        case always
+        /// `--no-live`.
+        case never
+    }
+
+    public var mode = Mode.auto
+    /// `--live-latency`: seconds held, beyond what decoding needs, before playback catches up.
+    public var latencyTarget = 0.1
+
+    public init(mode: Mode = .auto, latencyTarget: Double = 0.1) {
+        self.mode = mode
+        self.latencyTarget = latencyTarget
+    }
+
+    /// Whether `url` plays in live mode.
+    public func applies(to url: String) -> Bool {
+        switch mode {
+        case .auto: LiveInput.isLive(url)
+        case .always: true
+        case .never: false
+        }
+    }
+}
+
+/// What makes an input live, and how it behaves when its sender goes quiet.
+public enum LiveInput {
+    /// Whether `url` names a live protocol: live mode is then on unless asked off.
+    public static func isLive(_ url: String) -> Bool {
+        scheme(of: url).map { liveSchemes.contains($0) } ?? false
+    }
+
+    /// Whether what is read of `url` arrives as it is made, so that a backlog is caught up on:
+    /// a live protocol, standard input or a named pipe. A file read in live mode (`--live`) is
+    /// read ahead at once: playing it faster would catch up on nothing.
+    public static func arrivesInRealTime(_ url: String) -> Bool {
+        isLive(url) || url == StandardInput.url || NamedPipe.path(of: url) != nil
+    }
+
+    /// Datagrams (UDP, RTP) come back after a silence: it is waited through. A connection that
+    /// stays silent for `--network-timeout` has ended, with an error.
+    public static func waitsThroughSilence(_ url: String) -> Bool {
+        scheme(of: url).map { ["udp", "rtp"].contains($0) } ?? false
+    }
+
+    /// How long a track may be dry before live playback waits for data: a few frame intervals.
+    static let starvationGrace = 0.25
+
+    private static let liveSchemes: Set<String> = ["udp", "rtp", "tcp", "rtmp", "rtmps", "rtmpt", "rtmpe", "rtsp", "rtsps", "srt"]
+
+    private static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), url[url.index(after: colon)...].hasPrefix("//") else { return nil }
+        return url[..<colon].lowercased()
+    }
+}
+
+extension BufferingOptions {
+    /// Live: playback starts with the first picture decoded, and goes on as soon as anything
+    /// comes after running dry: at the live edge a queue runs dry between two arrivals, and
+    /// each wait for more would add to the latency for good.
+    public static func live() -> BufferingOptions {
+        var options = BufferingOptions()
+        options.videoFramesToStart = 1
+        options.minimumBufferedDuration = 0
+        return options
+    }
+}

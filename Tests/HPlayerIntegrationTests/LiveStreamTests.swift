@@ -1,0 +1,164 @@
+import Foundation
+import HPlayerKit
+import Testing
+
+extension Clips {
+    /// 4 s of live-style MPEG-TS, 320x180 at 30 fps with a 440 Hz tone: a key frame each second,
+    /// no B-frames, neither the picture nor the sound held back by the muxer.
+    static func liveTS() throws -> String {
+        try Fixtures.clip("live-4s.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=4",
+                                        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
+                                        "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-g", "30", "-bf", "0",
+                                        "-c:a", "aac", "-muxdelay", "0", "-muxpreload", "0", "-pes_payload_size", "0", "-f", "mpegts"])
+    }
+}
+
+/// scripts/live-sender.py: a clip sent in real time over TCP (it listens; the player connects)
+/// or UDP (to a port the player listens on).
+private final class LiveSender {
+    private let process: BackgroundProcess
+    let url: String
+
+    static func tcp(_ clip: String, _ options: [String] = []) throws -> LiveSender {
+        let portFile = Fixtures.newFolder("live-sender") + "/port"
+        let process = try BackgroundProcess(["python3", Repository.root.appendingPathComponent("scripts/live-sender.py").path, clip,
+                                             "--tcp-listen", "0", "--port-file", portFile] + options)
+        let deadline = MonotonicClock.now() + 10
+        while !FileManager.default.fileExists(atPath: portFile), MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+        let port = try String(contentsOfFile: portFile, encoding: .utf8)
+        return LiveSender(process: process, url: "tcp://127.0.0.1:\(port)")
+    }
+
+    static func udp(_ clip: String, port: Int, _ options: [String] = []) throws -> LiveSender {
+        let process = try BackgroundProcess(["python3", Repository.root.appendingPathComponent("scripts/live-sender.py").path, clip,
+                                             "--udp", "127.0.0.1:\(port)"] + options)
+        return LiveSender(process: process, url: "udp://127.0.0.1:\(port)")
+    }
+
+    private init(process: BackgroundProcess, url: String) {
+        self.process = process
+        self.url = url
+    }
+
+    var isRunning: Bool { process.isRunning }
+    func wait(timeout: Double) -> Int32? { process.wait(timeout: timeout) }
+}
+
+extension Playback {
+    /// Live inputs played in live mode: the picture from the live edge, a stall that ends with an
+    /// error, datagrams waited for through a silence, a backlog caught up on.
+    @Suite(.serialized) struct LiveStreams {
+        private func presented(_ folder: String) -> [(pts: Double, md5: String)] {
+            let text = (try? String(contentsOfFile: folder + "/video.tsv", encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: "\t")
+                guard fields.count == 3, let pts = Double(fields[0]) else { return nil }
+                return (pts, String(fields[2]))
+            }
+        }
+
+        /// The status lines a run wrote to stderr (a pipe: one every two seconds, and the last).
+        private func statusLines(_ stderr: String) -> [Substring] {
+            stderr.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).filter { $0.contains("AV: ") }
+        }
+
+        @Test("A live MPEG-TS over TCP: live mode by default, every picture from where it joined to the end is the stream's, none twice, the status line shows the latency, and the end of the connection is the end",
+              .timeLimit(.minutes(1)))
+        func tcp() throws {
+            let clip = try Clips.liveTS()
+            let sender = try LiveSender.tcp(clip)
+            let folder = Fixtures.newFolder("live-tcp")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(folder)", "--ao", "null"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let shown = presented(folder).map(\.md5)
+            let stream = try Fixtures.frameMD5s(clip)
+            // What the stream analysis read is dropped (nobuffer): the rest, each picture once.
+            #expect(shown.count >= stream.count / 2 && Array(stream.suffix(shown.count)) == shown, "\(shown.count) of \(stream.count)")
+            #expect(statusLines(result.stderr).last?.contains("Latency: ") == true, "\(result.stderr)")
+            #expect(sender.wait(timeout: 10) == 0)
+        }
+
+        @Test("A TCP sender that stalls: the pictures before the stall are shown, then after --network-timeout one error line and exit 1",
+              .timeLimit(.minutes(1)))
+        func tcpStall() throws {
+            let clip = try Clips.liveTS()
+            let sender = try LiveSender.tcp(clip, ["--stall-at", "2"])
+            let folder = Fixtures.newFolder("live-stall")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(folder)", "--ao", "null", "--no-status",
+                                          "--network-timeout", "1"], timeout: 30)
+            #expect(result.status == 1)
+            let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
+            #expect(errors == ["hplayer: error: \(sender.url): nothing received for 1 s (--network-timeout)"], "\(result.stderr)")
+            let shown = presented(folder)
+            #expect(!shown.isEmpty && shown.last!.pts < shown.first!.pts + 2.1, "\(shown.map(\.pts))")
+        }
+
+        @Test("UDP with a sender that goes quiet for 1.5 s: the status line says it waits for data, and the pictures after the silence are shown",
+              .timeLimit(.minutes(1)))
+        func udpSilence() throws {
+            let clip = try Clips.liveTS()
+            let port = try freeUDPPort()
+            let folder = Fixtures.newFolder("live-udp")
+            let player = try BackgroundProcess([Command.hplayer, "udp://127.0.0.1:\(port)", "--vo", "record:\(folder)", "--ao", "null"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.7)  // listening before the first datagram
+            let sender = try LiveSender.udp(clip, port: port, ["--pause-at", "1.5", "--pause-for", "1.5"])
+            #expect(sender.wait(timeout: 20) == 0)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2)
+            // Datagrams may come back at any time: nothing ends but the user.
+            #expect(player.isRunning)
+            player.send(signal: SIGINT)
+            _ = player.wait(timeout: 10)
+            #expect(statusLines(player.stderr).contains { $0.hasPrefix("(Waiting for data)") && $0.contains("AV: 00:00:01") },
+                    "\(player.stderr)")
+            let shown = presented(folder)
+            let pts = shown.map(\.pts)
+            #expect(pts == pts.sorted() && Set(pts).count == pts.count, "\(pts)")
+            // The silence came 1.5 s in: pictures from 2 s on came after it.
+            #expect((pts.last ?? 0) > (pts.first ?? 0) + 2, "\(pts)")
+        }
+
+        @Test("A backlog of 2 s sent at once: playback catches up faster than 1x, then goes back to 1x (live-speed in events.tsv)",
+              .timeLimit(.minutes(1)))
+        func catchUp() throws {
+            let clip = try Clips.liveTS()
+            let sender = try LiveSender.tcp(clip, ["--burst", "2"])
+            let stats = Fixtures.newFolder("live-catch-up")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "null", "--ao", "null", "--no-status", "--stats-dir", stats],
+                                         timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = try String(contentsOfFile: stats + "/events.tsv", encoding: .utf8)
+            var speeds: [Double] = []
+            for line in events.split(separator: "\n") {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                if fields.count == 3, fields[1] == "live-speed", let speed = Double(fields[2]) { speeds.append(speed) }
+            }
+            #expect(speeds.first.map { $0 > 1 } == true && speeds.contains(1), "\(speeds)")
+        }
+
+        @Test("--profile=low-latency turns live mode on for a file, and --no-live off for a live input", .timeLimit(.minutes(1)))
+        func switches() throws {
+            let clip = try Clips.liveTS()
+            let file = try Command.run([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--untimed", "--profile=low-latency", "-v"],
+                                       timeout: 30)
+            #expect(file.status == 0 && file.stderr.contains("live mode"), "\(file.stderr)")
+            let sender = try LiveSender.tcp(clip, ["--burst", "4"])
+            let played = try Command.run([Command.hplayer, sender.url, "--vo", "null", "--ao", "null", "--untimed", "--no-live", "-v"],
+                                         timeout: 30)
+            #expect(played.status == 0 && !played.stderr.contains("live mode"), "\(played.stderr)")
+        }
+
+        private func freeUDPPort() throws -> Int {
+            let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+}

@@ -1,0 +1,51 @@
+@testable import HPlayerKit
+import Testing
+
+@Suite struct LiveCatchUpTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var buffered: Double
+        var current: Double
+        var expected: Double
+        var testDescription: String { name }
+    }
+
+    // Target 0.1 s throughout.
+    static let rows: [Row] = [
+        Row(name: "at the target: 1x", buffered: 0.1, current: 1, expected: 1),
+        Row(name: "jitter over the target does not start a catch-up", buffered: 0.19, current: 1, expected: 1),
+        Row(name: "past the band: 1.05x", buffered: 0.25, current: 1, expected: 1.05),
+        Row(name: "far behind: 1.1x", buffered: 0.7, current: 1, expected: 1.1),
+        Row(name: "a catch-up goes on inside the band", buffered: 0.15, current: 1.05, expected: 1.05),
+        Row(name: "fast stays fast until well under the far mark", buffered: 0.45, current: 1.1, expected: 1.1),
+        Row(name: "down from far: 1.05x", buffered: 0.35, current: 1.1, expected: 1.05),
+        Row(name: "1.05x goes fast only past the far mark", buffered: 0.55, current: 1.05, expected: 1.05),
+        Row(name: "1.05x past the far mark: 1.1x", buffered: 0.65, current: 1.05, expected: 1.1),
+        Row(name: "a catch-up ends near the target", buffered: 0.11, current: 1.05, expected: 1),
+        Row(name: "below the target: 1x", buffered: 0.02, current: 1.05, expected: 1),
+    ]
+
+    @Test(arguments: rows)
+    func speed(_ row: Row) {
+        #expect(LiveCatchUp.speed(buffered: row.buffered, target: 0.1, current: row.current) == row.expected)
+    }
+}
+
+@Suite struct LiveInputTests {
+    @Test(arguments: [
+        ("udp://239.0.0.1:1234", true, true), ("rtp://127.0.0.1:5004", true, true), ("tcp://127.0.0.1:9000", true, false),
+        ("rtmp://host/app/key", true, false), ("RTSP://host/stream", true, false), ("srt://host:9000", true, false),
+        ("http://host/live.m3u8", false, false), ("/tmp/udp.ts", false, false), ("udp.ts", false, false), ("file:udp", false, false),
+    ])
+    func classification(url: String, isLive: Bool, waitsThroughSilence: Bool) {
+        #expect(LiveInput.isLive(url) == isLive)
+        #expect(LiveInput.waitsThroughSilence(url) == waitsThroughSilence)
+    }
+
+    @Test func modes() {
+        #expect(LiveOptions(mode: .auto).applies(to: "udp://127.0.0.1:1234"))
+        #expect(!LiveOptions(mode: .auto).applies(to: "/tmp/a.ts"))
+        #expect(LiveOptions(mode: .always).applies(to: "/tmp/a.ts"))
+        #expect(!LiveOptions(mode: .never).applies(to: "udp://127.0.0.1:1234"))
+    }
+}
