@@ -66,6 +66,19 @@ extension Playback {
             #expect(played.errors >= key, "\(played.stderr)")
         }
 
+        @Test("H.264 with periodic intra refresh (recovery points, no IDR after the first) joined mid-stream: every picture ffmpeg shows, none held back waiting for an IDR",
+              .timeLimit(.minutes(1)))
+        func joinedIntraRefresh() throws {
+            let clip = try Fixtures.clip("intra-refresh.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=6",
+                                                              "-c:v", "libx264", "-x264-params", "intra-refresh=1:keyint=50", "-bf", "0"])
+            let joined = try joinedAt(0.36, of: clip, name: "joined-intra-refresh")
+            let decodedByFFmpeg = try Fixtures.frameMD5s(joined)
+            #expect(decodedByFFmpeg.count > 20)
+            let played = try play(joined, name: "joined-intra-refresh-play")
+            #expect(played.status == 0, "\(played.stderr)")
+            #expect(played.md5s == decodedByFFmpeg)
+        }
+
         @Test("H.264 with bytes damaged in its second GOP: no crash, the errors are counted, and the first GOP and the third (from its IDR) are the undamaged stream's pictures",
               .timeLimit(.minutes(1)))
         func corruptBytes() throws {

@@ -31,9 +31,13 @@ protocol Decoder: AnyObject {
 final class SoftwareDecoder: Decoder {
     private let codec: CodecContext
 
-    /// - Parameter threads: libavcodec's thread_count; 0 lets it pick one per core.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
-        codec = try CodecContext(stream: stream, threads: threads)
+    /// - Parameter slicesOnly: threads on the slices of a picture only (live mode): frame
+    ///   threads each hold a picture back, a frame interval of latency apiece.
+    init(stream: UnsafeMutablePointer<AVStream>, slicesOnly: Bool = false) throws(MediaError) {
+        codec = try CodecContext(stream: stream) { context in
+            if slicesOnly { context.pointee.thread_type = FF_THREAD_SLICE }
+            return 0
+        }
     }
 
     var context: UnsafeMutablePointer<AVCodecContext> { codec.context }

@@ -58,21 +58,21 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
 /// asks and one opens, else FFmpeg's software decoder, with one line saying why not.
 enum VideoDecoderFactory {
     static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String,
-                     threads: Int32 = 0) throws(MediaError) -> Decoder {
-        guard hardware != .no else { return try SoftwareDecoder(stream: stream, threads: threads) }
+                     slicesOnly: Bool = false) throws(MediaError) -> Decoder {
+        guard hardware != .no else { return try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly) }
         var refusals: [String] = []
         for api in hardware.candidates {
             do {
                 let decoder = try HardwareDecoder(stream: stream, api: api)
                 Log.track.info("\(input): hardware decoding (\(api.rawValue))")
                 return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in
-                    try SoftwareDecoder(stream: stream, threads: threads)
+                    try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly)
                 }
             } catch {
                 refusals.append(hardware == .auto ? "\(api.rawValue): \(error.reason)" : error.reason)
             }
         }
         Log.track.warning("\(input): --hwdec=\(hardware): \(refusals.joined(separator: "; ")): decoding in software")
-        return try SoftwareDecoder(stream: stream, threads: threads)
+        return try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly)
     }
 }

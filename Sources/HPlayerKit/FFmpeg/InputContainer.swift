@@ -55,7 +55,8 @@ final class InputContainer: @unchecked Sendable {
     ///     rendition is then not fetched at all.
     ///   - format: the demuxer to open `url` with (libavformat reads it itself then).
     ///   - isLive: live mode: libavformat keeps nothing of what its stream analysis read
-    ///     (`nobuffer`), and a connection silent for the network timeout fails.
+    ///     (`nobuffer`), and a connection libavformat opens (tcp, rtmp, rtsp, srt) fails when
+    ///     silent for the network timeout; http(s) goes through the I/O layer's own handling.
     init(url: String, byteSource: ByteSource? = nil, network: NetworkOptions = NetworkOptions(), opensRenditions: Bool = true,
          format: InputFormat? = nil, isLive: Bool = false) {
         self.url = url
@@ -146,12 +147,19 @@ final class InputContainer: @unchecked Sendable {
         }
         if isLive {
             // As mpv's low-latency profile: what the stream analysis reads is not kept, and it
-            // reads a tenth of a second, not the seconds a frame-rate estimate takes.
-            av_dict_set(&options, "fflags", "nobuffer", 0)
+            // reads half a second (mpv's tenth is too short here for the sound's parameters).
+            av_dict_set(&options, "fflags", "+nobuffer", 0)
             av_dict_set(&options, "analyzeduration", "500000", 0)
-            // Datagrams are waited for through a silence; a connection that stays silent has ended.
-            if !LiveInput.waitsThroughSilence(url) {
-                av_dict_set(&options, "rw_timeout", String(Int64(network.timeout * 1_000_000)), 0)
+            let timeout = String(Int64(saturating: network.timeout * 1_000_000))
+            if LiveInput.waitsThroughSilence(url) {
+                // Datagrams are waited for through a silence; a full receive buffer (playback
+                // paused) loses datagrams rather than ending the stream.
+                av_dict_set(&options, "overrun_nonfatal", "1", 0)
+            } else if url.lowercased().hasPrefix("rtsp") {
+                av_dict_set(&options, "timeout", timeout, 0)  // RTSP opens its own sockets
+            } else {
+                // A connection that stays silent has ended.
+                av_dict_set(&options, "rw_timeout", timeout, 0)
             }
         }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated

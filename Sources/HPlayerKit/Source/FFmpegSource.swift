@@ -58,8 +58,10 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var recordedStreams: [RecordedStream] = []
     /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
     var sectionsFollowed = 0
-    /// Live: since when a track has been dry (SourceBuffering.swift).
+    /// Live: since when a track has been dry (SourceBuffering.swift), and whether the packet
+    /// just read was a video key frame (a start waits for its picture).
     var starvedSince: Double?
+    var lastReadWasVideoKeyFrame = false
     /// A raw elementary stream (H.264, HEVC), which has no timestamps: a seek then reads it again
     /// from the first byte and decodes up to the target. Known once open.
     private var isTimestamplessValue = false
@@ -201,11 +203,10 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 continue
             }
             do {
-                // Live: one decoder thread, as frame threads each hold a picture back; queues of a few frames.
-                let threads: Int32 = live != nil ? 1 : 0
+                // Live: slice threads only, as frame threads each hold a picture back; queues of a few frames.
                 let decoder = kind == .video
-                    ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url, threads: threads)
-                    : try SoftwareDecoder(stream: stream, threads: threads)
+                    ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url, slicesOnly: live != nil)
+                    : try SoftwareDecoder(stream: stream, slicesOnly: live != nil)
                 let videoMaximum = live != nil ? min(options.videoFrameQueueCapacity, 4) : options.videoFrameQueueCapacity
                 let frameCapacity = kind == .audio ? (live != nil ? min(options.audioFrameQueueCapacity, 4) : options.audioFrameQueueCapacity)
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),

@@ -8,7 +8,7 @@ extension FFmpegSource {
     static let idleInterval = 0.1
 
     /// How long a live start waits for the picture being decoded before reading on.
-    static let startingDecodeWait = 0.01
+    static let startingDecodeWait = 0.03
 
     func runReadLoop() {
         // The HLS client's bitrate policy reads the buffer as this thread last saw it.
@@ -55,19 +55,25 @@ extension FFmpegSource {
             lock.unlock()
             readPacket()
             evaluateBuffering(force: false)
-            if live != nil, isStartingUp.load(ordering: .relaxed) { awaitStartingDecode() }
+            if live != nil, isStartingUp.load(ordering: .relaxed), lastReadWasVideoKeyFrame { awaitStartingDecode() }
         }
     }
 
-    /// Live, starting: the next read waits for the sender, a frame interval or more, so the
-    /// picture being decoded now is waited for here (briefly: decoding one takes milliseconds)
-    /// and playback starts with it, not with the packet after.
+    /// Live, starting, a key frame just read: the next read waits for the sender, a frame
+    /// interval or more, so the key frame's picture is waited for here (briefly: decoding one
+    /// takes milliseconds) and playback starts with it, not with the packet after.
     private func awaitStartingDecode() {
-        lock.withLock {
-            guard !closing, pendingSeek == nil else { return }
-            _ = lock.wait(until: MonotonicClock.now() + Self.startingDecodeWait)
+        let deadline = MonotonicClock.now() + Self.startingDecodeWait
+        // Woken by the decode threads (a packet taken, a frame queued): looked at each time.
+        while isStartingUp.load(ordering: .relaxed), MonotonicClock.now() < deadline {
+            let waited = lock.withLock { () -> Bool in
+                guard !closing, pendingSeek == nil else { return false }
+                _ = lock.wait(until: deadline)
+                return true
+            }
+            guard waited else { return }
+            evaluateBuffering(force: true)
         }
-        evaluateBuffering(force: true)
     }
 
     private func readPacket() {
@@ -104,6 +110,7 @@ extension FFmpegSource {
             return
         }
         let track = tracks[index]
+        lastReadWasVideoKeyFrame = track.kind == .video && scratch.pointee.flags & AV_PKT_FLAG_KEY != 0
         let isShownBefore = container.isShownBefore(scratch)
         let packet = track.packetPool.acquire()
         av_packet_move_ref(packet.avPacket, scratch)

@@ -50,8 +50,9 @@ extension FFmpegSource {
     }
 
     /// Live: a queue that runs dry at the live edge is waiting for the next arrival, not for a
-    /// sender gone quiet; only dry for `LiveInput.starvationGrace` is it starved (the clock then
-    /// stops and the status says it waits for data).
+    /// sender gone quiet; only dry for `LiveInput.starvationGrace` (or a few intervals of a
+    /// sparse track) is it starved. Reports come as packets do: a sender gone quiet entirely
+    /// leaves the read thread waiting in libavformat, which the player's status notices.
     private func isStillStarved(_ isStarved: Bool, now: Double) -> Bool {
         guard isStarved else {
             starvedSince = nil
@@ -59,6 +60,8 @@ extension FFmpegSource {
         }
         let since = starvedSince ?? now
         starvedSince = since
-        return now - since >= LiveInput.starvationGrace
+        // A few intervals of the sparsest track: a camera at 2 fps is dry half a second between pictures.
+        let slowest = trackBuffers.map(\.packetsPerSecond).filter { $0 > 0 }.min() ?? 30
+        return now - since >= max(LiveInput.starvationGrace, 2.5 / slowest)
     }
 }

@@ -30,6 +30,13 @@ final class DecodeLoop: @unchecked Sendable {
     private var awaitsKeyFrame = false
     private var isFirstPacketOfSerial = true
     private var picturesBeforeKeyFrame = 0
+    /// The pts of the first key-flagged packet sent while waiting: libavformat flags H.264
+    /// recovery points so too, whose pictures the decoder does not mark key (open GOPs, intra
+    /// refresh), so the wait also ends at the picture of that packet.
+    private var awaitedKeyPts: Int64?
+    /// Whether the serial is the first (the stream as joined): only there are the pictures
+    /// before a key frame damage to count; after a seek they are where the seek landed.
+    private var isFirstSerial = true
     /// Pictures dropped waiting for a key frame before those that come are shown anyway (a
     /// stream that flags none).
     static let keyFrameWaitLimit = 300
@@ -57,6 +64,7 @@ final class DecodeLoop: @unchecked Sendable {
             sentSinceFlush = false
         }
         track.resampler?.reset()
+        isFirstSerial = serial == -1
         serial = newSerial
         repair.reset()
         segments.reset()
@@ -65,6 +73,7 @@ final class DecodeLoop: @unchecked Sendable {
         queuedThisSerial = false
         isFirstPacketOfSerial = true
         awaitsKeyFrame = false
+        awaitedKeyPts = nil
         isDrained = false
         track.resetFrameCounts()
         track.setCodecState(.decoding)
@@ -87,6 +96,8 @@ final class DecodeLoop: @unchecked Sendable {
             isFirstPacketOfSerial = false
             awaitsKeyFrame = track.kind == .video && avPacket.pointee.flags & AV_PKT_FLAG_KEY == 0
             picturesBeforeKeyFrame = 0
+        } else if awaitsKeyFrame, awaitedKeyPts == nil, avPacket.pointee.flags & AV_PKT_FLAG_KEY != 0, avPacket.pointee.pts != noTimestamp {
+            awaitedKeyPts = avPacket.pointee.pts
         }
         if track.kind == .video {
             let skips = isBeforeDropTarget(avPacket)
@@ -159,12 +170,12 @@ final class DecodeLoop: @unchecked Sendable {
     private func handleDecoded(_ frame: Frame) {
         track.noteDecodedFrame()
         let decoded = frame.avFrame.pointee
-        if decoded.decode_error_flags != 0 || decoded.flags & AV_FRAME_FLAG_CORRUPT != 0 { track.noteDamagedFrame() }
         if awaitsKeyFrame, isBeforeFirstKeyFrame(decoded) {
-            track.noteDamagedFrame()
+            if isFirstSerial { track.noteDamagedFrame() }
             track.recycle(frame)
             return
         }
+        if decoded.decode_error_flags != 0 || decoded.flags & AV_FRAME_FLAG_CORRUPT != 0 { track.noteDamagedFrame() }
         stampTimes(frame)
         switch track.kind {
         case .video: handleVideo(frame)
@@ -188,7 +199,8 @@ final class DecodeLoop: @unchecked Sendable {
     /// Whether a picture comes before the first key frame of a stream joined mid-GOP (it is then
     /// not shown); the wait ends at the key frame, or after `keyFrameWaitLimit` pictures.
     private func isBeforeFirstKeyFrame(_ picture: AVFrame) -> Bool {
-        guard picture.key_frame == 0 else {
+        let isKeyPacketsPicture = awaitedKeyPts.map { picture.best_effort_timestamp != noTimestamp && picture.best_effort_timestamp >= $0 } ?? false
+        guard picture.key_frame == 0, picture.pict_type != AV_PICTURE_TYPE_I, !isKeyPacketsPicture else {
             awaitsKeyFrame = false
             return false
         }
