@@ -50,25 +50,39 @@ def run_once(hplayer, clip, transport, mode, work):
     player_args = ["--vo", f"record:{folder}", "--ao", "null", "--no-status", "--network-timeout", "3"]
     if mode == "file":
         player_args.append("--no-live")
-    if transport == "tcp":
-        port_file = os.path.join(work, "port")
-        if os.path.exists(port_file):
-            os.remove(port_file)
-        sender = subprocess.Popen([sys.executable, SENDER, clip, "--tcp-listen", "0", "--port-file", port_file, "--log", sent_log])
-        while not os.path.exists(port_file):
-            time.sleep(0.02)
-        url = f"tcp://127.0.0.1:{open(port_file).read()}"
-        player = subprocess.Popen([hplayer, url] + player_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        sender.wait(timeout=120)
-        player.wait(timeout=30)
-    else:
-        port = free_udp_port()
-        player = subprocess.Popen([hplayer, f"udp://127.0.0.1:{port}"] + player_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.7)  # listening before the first datagram
-        subprocess.run([sys.executable, SENDER, clip, "--udp", f"127.0.0.1:{port}", "--log", sent_log], check=True, timeout=120)
-        time.sleep(1.5)  # UDP has no end: what was sent is played out, then quit
-        player.send_signal(signal.SIGINT)
-        player.wait(timeout=30)
+    started = []
+    try:
+        if transport == "tcp":
+            port_file = os.path.join(work, "port")
+            if os.path.exists(port_file):
+                os.remove(port_file)
+            sender = subprocess.Popen([sys.executable, SENDER, clip, "--tcp-listen", "0", "--port-file", port_file, "--log", sent_log])
+            started.append(sender)
+            deadline = time.monotonic() + 10
+            while not os.path.exists(port_file):
+                if time.monotonic() > deadline:
+                    sys.exit("latency: the sender did not start")
+                time.sleep(0.02)
+            url = f"tcp://127.0.0.1:{open(port_file).read()}"
+            player = subprocess.Popen([hplayer, url] + player_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            started.append(player)
+            sender.wait(timeout=120)
+            player.wait(timeout=30)
+        else:
+            port = free_udp_port()
+            player = subprocess.Popen([hplayer, f"udp://127.0.0.1:{port}"] + player_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            started.append(player)
+            time.sleep(0.7)  # listening before the first datagram
+            subprocess.run([sys.executable, SENDER, clip, "--udp", f"127.0.0.1:{port}", "--log", sent_log], check=True, timeout=120)
+            time.sleep(1.5)  # UDP has no end: what was sent is played out, then quit
+            player.send_signal(signal.SIGINT)
+            player.wait(timeout=30)
+    finally:
+        # A run that failed leaves nothing behind.
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     found = latencies(sent_log, os.path.join(folder, "video.tsv"))
     if not found:
         sys.exit(f"latency: no picture of the {transport} run ({mode}) was presented")

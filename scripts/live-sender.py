@@ -15,6 +15,7 @@ sent_at on CLOCK_MONOTONIC (the clock hplayer's --vo record logs presentations o
 --port-file F    with --tcp-listen 0: write the port chosen to F
 """
 import argparse
+import os
 import socket
 import sys
 import time
@@ -106,7 +107,6 @@ def main():
         if args.port_file:
             with open(args.port_file + ".part", "w") as out:
                 out.write(str(server.getsockname()[1]))
-            import os
             os.rename(args.port_file + ".part", args.port_file)
         sock, _ = server.accept()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 extension Clips {
@@ -107,18 +108,5 @@ extension Playback {
             #expect(Array(played.md5s.suffix(50)) == Array(expected.suffix(50)))
             #expect(played.errors > 0, "\(played.stderr)")
         }
-    }
-}
-
-/// A small seeded generator, so the damage is the same on every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

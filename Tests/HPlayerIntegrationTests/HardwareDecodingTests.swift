@@ -41,27 +41,21 @@ extension Playback {
               .enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri/renderD128"), "this machine has a DRM render node"),
               .timeLimit(.minutes(1)))
         func noDevice() throws {
-            let clip = try Clips.video("h264")
-            let folder = Fixtures.newFolder("hwdec-no-device")
-            let result = try Command.run([Command.hplayer, clip, "--hwdec=vaapi", "--untimed", "--vo", "record:\(folder)", "--ao", "null",
-                                          "--no-status"], timeout: 60)
+            let (clip, result, md5s) = try play(hwdec: "vaapi")
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].hasPrefix("hplayer: warning: \(clip): --hwdec=vaapi: no vaapi device ("), "\(result.stderr)")
             #expect(lines.first?.hasSuffix("): decoding in software") == true, "\(result.stderr)")
-            #expect(try recordedMD5s(folder) == (try Fixtures.frameMD5s(clip)))
+            #expect(md5s == (try Fixtures.frameMD5s(clip)))
         }
 
         @Test("--hwdec=vulkan, which FFmpeg 5.1 cannot decode H.264 with: one line says so, and software decodes every picture",
               .enabled(if: avcodec_version() >> 16 < 60, "FFmpeg 6.1 and later decode H.264 with Vulkan"), .timeLimit(.minutes(1)))
         func noSuchHwaccel() throws {
-            let clip = try Clips.video("h264")
-            let folder = Fixtures.newFolder("hwdec-vulkan")
-            let result = try Command.run([Command.hplayer, clip, "--hwdec=vulkan", "--untimed", "--vo", "record:\(folder)", "--ao", "null",
-                                          "--no-status"], timeout: 60)
+            let (clip, result, md5s) = try play(hwdec: "vulkan")
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr == "hplayer: warning: \(clip): --hwdec=vulkan: this FFmpeg has no vulkan decoding for h264: decoding in software\n")
-            #expect(try recordedMD5s(folder) == (try Fixtures.frameMD5s(clip)))
+            #expect(md5s == (try Fixtures.frameMD5s(clip)))
         }
 
         /// Raw H.264 with B-frames and a key frame every 15 pictures (60 in all): no timestamps,
@@ -122,10 +116,17 @@ extension Playback {
             return digests
         }
 
-        private func recordedMD5s(_ folder: String) throws -> [String] {
-            try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8).split(separator: "\n").compactMap {
+        /// Plays the H.264 clip untimed with `--hwdec=VALUE`: the clip, the run, and the MD5s of the
+        /// pictures presented.
+        private func play(hwdec value: String) throws -> (clip: String, result: CommandResult, md5s: [String]) {
+            let clip = try Clips.video("h264")
+            let folder = Fixtures.newFolder("hwdec-\(value)")
+            let result = try Command.run([Command.hplayer, clip, "--hwdec=\(value)", "--untimed", "--vo", "record:\(folder)", "--ao", "null",
+                                          "--no-status"], timeout: 60)
+            let md5s = ((try? String(contentsOfFile: folder + "/video.tsv", encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
                 $0.split(separator: "\t").last.map(String.init)
             }
+            return (clip, result, md5s)
         }
     }
 }

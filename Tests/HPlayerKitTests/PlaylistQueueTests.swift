@@ -1,4 +1,5 @@
 import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 /// mpv's playlist, decided by table: where playback goes at each end and command.
@@ -195,18 +196,5 @@ import Testing
         var same = SplitMix(seed: 7)
         again.shuffle(using: &same)
         #expect(again.entries == queue.entries)
-    }
-
-    /// A generator with a seed, so a shuffle is the same each run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
