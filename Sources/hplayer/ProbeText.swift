@@ -39,14 +39,19 @@ enum ProbeText {
         return lines.joined(separator: "\n")
     }
 
-    /// A raw H.264 stream as our NAL parser reads it.
+    /// A raw H.264 or HEVC stream as our NAL parser reads it.
     static func describe(_ stream: AnnexBSummary) -> [String] {
         var lines = ["  NAL units: " + stream.units.map { "\($0.name) (\($0.type)) ×\($0.count)" }.joined(separator: ", ")]
+        let vui = { (rate: Double?) in rate.map { cFormat(", VUI frame rate %.3f", $0) } ?? ", no VUI frame rate" }
         for sps in stream.parameterSets {
-            var line = cFormat("  SPS %d: profile_idc %d, constraints 0x%02X, level_idc %d, %dx%d, chroma_format_idc %d, %d-bit",
-                               sps.id, sps.profileIDC, sps.constraintFlags, sps.levelIDC, sps.width, sps.height, sps.chromaFormatIDC, sps.bitDepthLuma)
-            line += sps.frameRate.map { cFormat(", VUI frame rate %.3f", $0) } ?? ", no VUI frame rate"
-            lines.append(line)
+            lines.append(cFormat("  SPS %d: profile_idc %d, constraints 0x%02X, level_idc %d, %dx%d, chroma_format_idc %d, %d-bit",
+                                 sps.id, sps.profileIDC, sps.constraintFlags, sps.levelIDC, sps.width, sps.height, sps.chromaFormatIDC,
+                                 sps.bitDepthLuma) + vui(sps.frameRate))
+        }
+        for sps in stream.hevcParameterSets {
+            lines.append("  SPS \(sps.id): general_profile_idc \(sps.profileIDC), \(sps.tier == 1 ? "High" : "Main") tier, "
+                         + "general_level_idc \(sps.levelIDC), \(sps.width)x\(sps.height), chroma_format_idc \(sps.chromaFormatIDC), "
+                         + "\(sps.bitDepthLuma)-bit" + vui(sps.frameRate))
         }
         let positions = stream.idrs.map { "\($0.picture)@\($0.offset)" }
         lines.append("  \(stream.pictures) pictures, IDR at (picture@byte): " + (positions.isEmpty ? "none" : positions.joined(separator: " ")))

@@ -97,6 +97,29 @@ extension Playback {
             #expect(played.stderr.contains("no timestamps and no frame rate in the stream: paced at 25.000 fps"), "\(played.stderr)")
         }
 
+        @Test("hplayer probe on raw HEVC (x265, no B-frames, an IDR every 10): NAL units, its SPS as ffprobe reads it, IDRs where ffprobe finds key frames",
+              .timeLimit(.minutes(1)))
+        func probeRawHEVC() throws {
+            let clip = try Fixtures.clip("raw-idr10.hevc", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "libx265",
+                                                            "-x265-params", "log-level=error:keyint=10:min-keyint=10:open-gop=0:scenecut=0:bframes=0",
+                                                            "-f", "hevc"])
+            let probed = try Command.run([Command.hplayer, "probe", "--json", clip])
+            let stream = try #require(try JSONDecoder().decode(MediaInfo.self, from: Data(probed.stdout.utf8)).annexB, "\(probed.stdout)")
+            #expect(stream.codec == .hevc && stream.pictures == 50)
+            #expect(stream.units.contains { $0.name == "VPS" } && stream.units.filter { $0.type == 19 || $0.type == 20 }.map(\.count).reduce(0, +) == 5, "\(stream.units)")
+            let theirs = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,level,r_frame_rate",
+                                          "-of", "default=nw=1", clip]).stdout
+            let sps = try #require(stream.hevcParameterSets.first)
+            #expect(stream.hevcParameterSets.count == 1 && stream.parameterSets.isEmpty)
+            #expect(theirs.contains("width=\(sps.width)\n") && theirs.contains("height=\(sps.height)\n") && theirs.contains("level=\(sps.levelIDC)\n")
+                    && sps.profileIDC == 1 && sps.frameRate == 25 && theirs.contains("r_frame_rate=25/1"), "\(sps) against \(theirs)")
+            let keyFrames = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame",
+                                             "-of", "csv=p=0", clip]).stdout.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("1") }.map(\.offset)
+            #expect(stream.idrs.map(\.picture) == keyFrames && keyFrames == [0, 10, 20, 30, 40])
+            let text = try Command.run([Command.hplayer, "probe", clip]).stdout
+            #expect(text.contains("IDR at (picture@byte): 0@") && text.contains("SPS 0: general_profile_idc 1, Main tier"), "\(text)")
+        }
+
         @Test("--container-fps-override 50 paces raw H.264 at 50 fps over its VUI's 30, and says so; 0 is refused", .timeLimit(.minutes(1)))
         func override() throws {
             let clip = try Clips.rawH264At30()

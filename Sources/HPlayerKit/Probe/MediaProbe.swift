@@ -8,7 +8,9 @@ public enum MediaProbe {
         try container.open(fullAnalysis: true)
         defer { container.close() }
         var info = info(of: container)
-        if info.container == "h264", !NetworkOptions.isHTTP(url) { info.annexB = AnnexBSummary.read(path: url) }
+        if let codec = AnnexBSummary.Codec(rawValue: info.container), !NetworkOptions.isHTTP(url) {
+            info.annexB = AnnexBSummary.read(path: url, codec: codec)
+        }
         return info
     }
 
