@@ -45,6 +45,7 @@ final class StatsDirectory: Sendable {
         case .bufferingStarted: write(event: "buffering-start", detail: "")
         case .bufferingEnded: write(event: "buffering-end", detail: "")
         case .liveCatchUp(let speed): write(event: "live-speed", detail: cFormat("%.2f", speed))
+        case .liveJump(let position): write(event: "live-jump", detail: cFormat("%.3f", position))
         case .seekDone(let position): write(event: "seek", detail: seconds(position))
         case .finished(let error?): write(event: "error", detail: "\(error.input): \(error.reason)")
         default: break

@@ -159,6 +159,31 @@ extension Playback {
             #expect(speeds.first.map { $0 > 1 } == true, "\(speeds)")
         }
 
+        @Test("A backlog of 4 s sent at once: playback jumps to a newer key frame (live-jump in events.tsv); each run of pictures shown starts at a key frame and is the stream's, exact and in order, to its last picture",
+              .timeLimit(.minutes(1)))
+        func jumpToKeyFrame() throws {
+            let clip = try Clips.liveTS(seconds: 8)
+            let sender = try LiveSender.tcp(clip, ["--burst", "4"])
+            let stats = Fixtures.newFolder("live-jump")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(stats)", "--ao", "null", "--no-status",
+                                          "--stats-dir", stats], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(sender.wait(timeout: 10) == 0)
+            let events = try String(contentsOfFile: stats + "/events.tsv", encoding: .utf8)
+            #expect(events.contains("\tlive-jump\t"), "\(events)")
+            // Where in the stream (a key frame every 30 pictures) each picture shown lies.
+            let stream = try Fixtures.frameMD5s(clip)
+            let shown = try presented(stats).map { try #require(stream.firstIndex(of: $0.md5)) }
+            var runs: [[Int]] = []
+            for index in shown {
+                if let last = runs.last?.last, index == last + 1 { runs[runs.count - 1].append(index) } else { runs.append([index]) }
+            }
+            #expect(runs.allSatisfy { $0[0] % 30 == 0 }, "runs start at \(runs.map { $0[0] })")
+            #expect(runs.count >= 1 && runs.last?.last == stream.count - 1, "\(runs.map { ($0.first ?? 0, $0.last ?? 0) })")
+            // Jumped over at least a second of the backlog; the catch-up alone would show it all.
+            #expect(shown.count <= stream.count - 30 - 30, "\(shown.count) of \(stream.count)")
+        }
+
         @Test("--profile=low-latency turns live mode on for a file, and --no-live off for a live input", .timeLimit(.minutes(1)))
         func switches() throws {
             let clip = try Clips.liveTS()

@@ -29,6 +29,12 @@ import Testing
     func speed(_ row: Row) {
         #expect(LiveCatchUp.speed(buffered: row.buffered, target: 0.1, current: row.current) == row.expected)
     }
+
+    @Test("A jump to the newest key frame only when a catch-up would take long (over 1.5 s past the target)",
+          arguments: [(0.1, 0.1, false), (1.0, 0.1, false), (1.59, 0.1, false), (1.61, 0.1, true), (3, 0.1, true), (2, 1, false), (2.6, 1, true)])
+    func jumps(buffered: Double, target: Double, expected: Bool) {
+        #expect(LiveCatchUp.jumps(buffered: buffered, target: target) == expected)
+    }
 }
 
 @Suite struct LiveInputTests {

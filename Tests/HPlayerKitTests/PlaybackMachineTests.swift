@@ -221,6 +221,26 @@ import Testing
         #expect(machine.video == row.video)
     }
 
+    /// Live, far behind: a jump to the newest key frame, as a seek that tells `liveJump` when it
+    /// lands, not `seekDone`; at 1x meanwhile, and the catch-up decided again after.
+    @Test func liveJumpFarBehind() {
+        var machine = PlaybackMachine(configuration: .init(liveLatencyTarget: 0.1))
+        for event in Self.playingAV { _ = machine.handle(event) }
+        #expect(machine.handle(.liveEdge(behind: 1.5, queued: 1.5, readEnd: 9)) == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))])
+        let jump = machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.5))
+        #expect(jump.contains(.seekSource(to: 8.4, mode: .liveEdge, serial: 1)), "\(jump)")
+        #expect(jump.contains(.emit(.liveCatchUp(speed: 1))) && machine.playback == .seeking)
+        #expect(machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.6)).isEmpty, "no second jump while the first lands")
+        _ = machine.handle(.evaluated(Self.playable, loadState: .playable, serial: 1))
+        let landed = machine.handle(.rendered(.firstFramePresented, serial: 1, firstPicture: 9))
+        #expect(landed.contains(.emit(.liveJump(position: 8))) && !landed.contains { if case .emit(.seekDone) = $0 { true } else { false } })
+        #expect(machine.playback == .playing)
+        // A seek asked for afterwards is told as one.
+        _ = machine.handle(.seek(to: 2, mode: nil))
+        _ = machine.handle(.evaluated(Self.playable, loadState: .playable, serial: 2))
+        #expect(machine.handle(.rendered(.firstFramePresented, serial: 2, firstPicture: 3)).contains(.emit(.seekDone(position: 2))))
+    }
+
     /// Untimed playback renders once open, without waiting for the buffer.
     @Test func untimedRendersOnceOpen() {
         var machine = PlaybackMachine(configuration: .init(isUntimed: true))

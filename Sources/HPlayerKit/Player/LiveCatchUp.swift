@@ -16,6 +16,9 @@ enum LiveCatchUp {
     static let slowDownExcess = 0.3
     static let speed = 1.05
     static let fastSpeed = 1.1
+    /// Over this, playback jumps to the newest key frame read instead: at 1.1x, 1.5 s would take
+    /// 15 s of quicker speech to make up.
+    static let jumpExcess = 1.5
 
     /// The speed to play at.
     /// - Parameters:
@@ -26,5 +29,11 @@ enum LiveCatchUp {
         let excess = buffered - target
         guard excess > (current > 1 ? stopExcess : startExcess) else { return 1 }
         return excess > (current >= fastSpeed ? slowDownExcess : farExcess) ? fastSpeed : speed
+    }
+
+    /// Whether to drop what is queued up to the newest key frame (ffplay's and hls.js's jump to
+    /// the live edge), with `buffered` and `target` as for `speed`.
+    static func jumps(buffered: Double, target: Double) -> Bool {
+        buffered - target > jumpExcess
     }
 }

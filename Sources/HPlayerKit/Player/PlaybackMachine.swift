@@ -45,9 +45,10 @@ struct PlaybackMachine: Equatable {
         case setMuted(Bool)
         case setABLoop(ABLoop)
         case setSpeed(Double)
-        /// Live mode: how far playback is behind the newest data read (seconds), and how much of
-        /// that is queued, which a catch-up can play through (the rest is the outputs' own latency).
-        case liveEdge(behind: Double, queued: Double)
+        /// Live mode: how far playback is behind the newest data read (seconds), how much of that
+        /// is queued, which a catch-up can play through (the rest is the outputs' own latency),
+        /// and the pts of the newest data read.
+        case liveEdge(behind: Double, queued: Double, readEnd: Double)
         case close
         /// A renderer's note about `serial`. `firstPicture`: the pts of the first picture shown
         /// for that serial, when one has been.
@@ -137,6 +138,8 @@ struct PlaybackMachine: Equatable {
     /// Live mode's catch-up, on top of `speed` (1: none), and how far behind the newest data
     /// playback was last measured.
     private(set) var liveSpeed = 1.0
+    /// The seek under way is live mode's jump to the newest key frame, not one asked for.
+    private var isLiveJump = false
     private(set) var liveLatency: Double?
 
     private var effects: [Effect] = []
@@ -185,9 +188,11 @@ struct PlaybackMachine: Equatable {
             abLoop = loop
             applyLoopEnd()
         case let .setSpeed(speed): setSpeed(speed)
-        case let .liveEdge(behind, queued):
+        case let .liveEdge(behind, queued, readEnd):
             liveLatency = behind
-            if let target = configuration.liveLatencyTarget, !configuration.isUntimed { catchUp(queued: queued, target: target) }
+            if let target = configuration.liveLatencyTarget, !configuration.isUntimed {
+                catchUp(queued: queued, target: target, readEnd: readEnd)
+            }
         case .close: close()
         case let .rendered(note, serial, firstPicture):
             if serial == self.serial { rendered(note, firstPicture: firstPicture) }
@@ -262,6 +267,7 @@ struct PlaybackMachine: Equatable {
         var target = max(0, position)
         if let duration = info?.duration, target > duration { target = isLooping ? 0 : duration }
         endRebuffering()
+        isLiveJump = false
         // Rendering stops first, so no callback in progress sets the clock after it is reset.
         setLoad(.loading)
         setPlayback(.seeking)
@@ -316,10 +322,15 @@ struct PlaybackMachine: Equatable {
         updateRendering()
     }
 
-    /// Live: plays a little faster while more than the target is queued, at 1x again once it is not.
-    private mutating func catchUp(queued: Double, target: Double) {
-        let wanted = playback == .playing && load == .playable && isRendering
-            ? LiveCatchUp.speed(buffered: queued, target: target, current: liveSpeed) : 1
+    /// Live: plays a little faster while more than the target is queued, at 1x again once it is
+    /// not; far behind, jumps to the newest key frame read, as a seek that reads nothing again.
+    private mutating func catchUp(queued: Double, target: Double, readEnd: Double) {
+        let isPlaying = playback == .playing && load == .playable && isRendering
+        if isPlaying, LiveCatchUp.jumps(buffered: queued, target: target) {
+            seek(to: readEnd - startTime - target, mode: .liveEdge)
+            isLiveJump = true
+        }
+        let wanted = isPlaying && !isLiveJump ? LiveCatchUp.speed(buffered: queued, target: target, current: liveSpeed) : 1
         guard wanted != liveSpeed else { return }
         liveSpeed = wanted
         applyTempo()
@@ -373,7 +384,8 @@ struct PlaybackMachine: Equatable {
         seekTarget = nil
         hasStarted = true
         restingPosition = landed
-        effects.append(.emit(.seekDone(position: landed)))
+        effects.append(.emit(isLiveJump ? .liveJump(position: landed) : .seekDone(position: landed)))
+        isLiveJump = false
         setPlayback(wantsToPlay ? .playing : .paused)
     }
 

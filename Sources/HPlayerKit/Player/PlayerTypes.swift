@@ -27,6 +27,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case finished(MediaError?)
     /// Live mode changed its catch-up: the speed on top of the one asked for (1: none).
     case liveCatchUp(speed: Double)
+    /// Live mode, far behind: playback jumped to the newest key frame read, now at `position`.
+    case liveJump(position: Double)
 }
 
 public struct PlayerOptions: Sendable {

@@ -115,6 +115,9 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
             lock.broadcast()
             return openedTracks
         }
+        // A jump to the live edge keeps what is queued from the newest key frame on: the read
+        // thread sorts the queues, as nothing is pushed meanwhile (ReadLoop's executeLiveJump).
+        guard mode != .liveEdge else { return }
         // Empty the queues of what came before now: a read or decode thread blocked on a full one
         // wakes at once. The read thread may have begun the seek already: what it queued for it stays.
         for track in tracks {

@@ -15,6 +15,9 @@ public enum SeekMode: String, Sendable {
     case keyframe
     /// Lands on the last frame before the target: a step back from the frame shown.
     case frameBefore
+    /// Live: drops what is queued before the newest video key frame read (the target is only
+    /// where playback is expected to land); nothing is read again.
+    case liveEdge
 }
 
 public struct SourceOptions: Sendable {

@@ -295,6 +295,7 @@ extension FFmpegSource {
     }
 
     private func execute(_ request: SeekRequest) {
+        guard request.mode != .liveEdge else { return executeLiveJump(serial: request.serial) }
         var position = max(0, request.position)
         if let duration = container.duration, position > duration {
             position = isLooping ? 0 : duration
