@@ -63,7 +63,7 @@ public final class IPCRemote: @unchecked Sendable {
                 switch event {
                 case .prepared: server?.broadcast(IPCMessage.event("file-loaded"))
                 case .playbackStateChanged(.seeking): server?.broadcast(IPCMessage.event("seek"))
-                case .started, .seekDone: server?.broadcast(IPCMessage.event("playback-restart"))
+                case .started, .seekDone, .liveJump: server?.broadcast(IPCMessage.event("playback-restart"))
                 default: continue
                 }
             }

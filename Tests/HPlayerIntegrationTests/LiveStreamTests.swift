@@ -11,6 +11,64 @@ extension Clips {
                                         "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-g", "30", "-bf", "0",
                                         "-c:a", "aac", "-muxdelay", "0", "-muxpreload", "0", "-pes_payload_size", "0", "-f", "mpegts"])
     }
+
+    /// 10 s of 320x180 video alone at 30 fps, a key frame every second, in MPEG-TS from pts 0.
+    static func liveVideoTS() throws -> String {
+        try Fixtures.clip("live-video-10s.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=10",
+                                                "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-g", "30", "-bf", "0",
+                                                "-muxdelay", "0", "-muxpreload", "0", "-f", "mpegts"])
+    }
+
+    /// Raw H.264 that changes size twice (320x180, 640x360, 320x180), 2 s each at 25 fps with a
+    /// key frame each second and no B-frames, stamped at 25 fps (setts) in MPEG-TS; and its parts.
+    static func sizeChangesTS() throws -> (stream: String, parts: [String]) {
+        let parts = try [("a", "testsrc2", "320x180"), ("b", "smptehdbars", "640x360"), ("c", "testsrc", "320x180")].map { name, pattern, size in
+            try Fixtures.clip("ts-size-part-\(name).h264", ["-f", "lavfi", "-i", "\(pattern)=size=\(size):rate=25:duration=2",
+                                                           "-c:v", "libx264", "-preset", "fast", "-bf", "0", "-g", "25", "-f", "h264"])
+        }
+        let raw = Fixtures.directory.appendingPathComponent("ts-size-changes.h264").path
+        if !FileManager.default.fileExists(atPath: raw) {
+            var bytes = Data()
+            for part in parts { bytes.append(try Data(contentsOf: URL(fileURLWithPath: part))) }
+            try bytes.write(to: URL(fileURLWithPath: raw + ".part"))
+            try FileManager.default.moveItem(atPath: raw + ".part", toPath: raw)
+        }
+        let stream = try Fixtures.clip("size-changes.ts", ["-r", "25", "-f", "h264", "-i", raw, "-c", "copy", "-bsf:v", "setts=ts=N*3600",
+                                                           "-muxdelay", "0", "-muxpreload", "0", "-f", "mpegts"])
+        return (stream, parts)
+    }
+}
+
+/// scripts/udp-relay.py: forwards datagrams to the player, losing a seeded share of them, and
+/// logs the pts of the access units each lost one carried part of.
+private final class LossyRelay {
+    private let process: BackgroundProcess
+    let port: Int
+    let log: String
+
+    init(to playerPort: Int, loss: Double, seed: Int) throws {
+        let folder = Fixtures.newFolder("udp-relay")
+        log = folder + "/lost.tsv"
+        process = try BackgroundProcess(["python3", Repository.root.appendingPathComponent("scripts/udp-relay.py").path, "--listen", "0",
+                                         "--port-file", folder + "/port", "--to", "127.0.0.1:\(playerPort)", "--loss", "\(loss)",
+                                         "--seed", "\(seed)", "--log", log])
+        let deadline = MonotonicClock.now() + 10
+        while !FileManager.default.fileExists(atPath: folder + "/port"), MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+        guard let port = Int((try? String(contentsOfFile: folder + "/port", encoding: .utf8)) ?? "") else {
+            process.send(signal: SIGKILL)
+            throw FixtureError(description: "the UDP relay did not start")
+        }
+        self.port = port
+    }
+
+    deinit { process.send(signal: SIGKILL) }
+
+    /// The pts of the video access units the lost datagrams carried part of.
+    func lostPts() throws -> [Double] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").flatMap { $0.split(separator: "\t").dropFirst().compactMap { Double($0) } }
+    }
 }
 
 /// scripts/live-sender.py: a clip sent in real time over TCP (it listens; the player connects)
@@ -182,6 +240,54 @@ extension Playback {
             #expect(runs.count >= 1 && runs.last?.last == stream.count - 1, "\(runs.map { ($0.first ?? 0, $0.last ?? 0) })")
             // Jumped over at least a second of the backlog; the catch-up alone would show it all.
             #expect(shown.count <= stream.count - 30 - 30, "\(shown.count) of \(stream.count)")
+        }
+
+        @Test("UDP through a relay that loses 1 % of the datagrams: no crash, playing until stopped, and every second (a GOP) that lost nothing is shown whole and exact",
+              .timeLimit(.minutes(1)))
+        func udpLoss() throws {
+            let clip = try Clips.liveVideoTS()
+            let port = try freeUDPPort()
+            let folder = Fixtures.newFolder("live-udp-loss")
+            let player = try BackgroundProcess([Command.hplayer, "udp://127.0.0.1:\(port)", "--vo", "record:\(folder)", "--ao", "null"])
+            // Seed 2 loses 6 of the 621 datagrams, in the GOPs of seconds 2, 5 and 8.
+            let relay = try LossyRelay(to: port, loss: 0.01, seed: 2)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.7)  // listening before the first datagram
+            let sender = try LiveSender.udp(clip, port: relay.port)
+            #expect(sender.wait(timeout: 20) == 0)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1.5)
+            #expect(player.isRunning)
+            player.send(signal: SIGINT)
+            #expect([0, 130].contains(player.wait(timeout: 5)), "ended by Ctrl-C, not a crash: \(player.stderr)")
+            // A key frame every 30 pictures, from pts 0: the GOP of each lost datagram.
+            let damaged = Set(try relay.lostPts().map { Int(($0 * 30).rounded()) / 30 })
+            let stream = try Fixtures.frameMD5s(clip)
+            let shown = Set(presented(folder).compactMap { stream.firstIndex(of: $0.md5) })
+            let gops = stream.count / 30
+            let joined = try #require(shown.min()) / 30
+            // Not the last GOP: its last picture stays in the demuxer, as no PES comes after it.
+            let clean = (joined..<gops - 1).filter { !damaged.contains($0) }
+            #expect(damaged.count >= 2 && damaged.contains { $0 >= joined }, "losses in GOPs \(damaged.sorted()), joined at \(joined)")
+            #expect(clean.count >= 3, "clean GOPs \(clean)")
+            for gop in clean {
+                #expect((gop * 30..<gop * 30 + 30).allSatisfy(shown.contains), "GOP \(gop) (losses in \(damaged.sorted()))")
+            }
+        }
+
+        @Test("H.264 that changes size twice (320x180, 640x360, 320x180) in MPEG-TS over TCP in live mode: every picture from where it joined is its part's, exact, in order",
+              .timeLimit(.minutes(1)))
+        func sizeChangesOverTCP() throws {
+            let (clip, partFiles) = try Clips.sizeChangesTS()
+            let parts = try partFiles.map(Fixtures.frameMD5s)
+            let sender = try LiveSender.tcp(clip)
+            let folder = Fixtures.newFolder("live-size-changes")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(folder)", "--ao", "null", "--no-status"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(sender.wait(timeout: 10) == 0)
+            let shown = presented(folder).map(\.md5)
+            let all = parts.flatMap { $0 }
+            // Joined at a key frame of the first part, after the analysis: the rest of it, then the others whole.
+            #expect(shown.count > parts[1].count + parts[2].count && shown == Array(all.suffix(shown.count)),
+                    "\(shown.count) pictures of \(all.count)")
         }
 
         @Test("--profile=low-latency turns live mode on for a file, and --no-live off for a live input", .timeLimit(.minutes(1)))

@@ -30,10 +30,12 @@ import Testing
         #expect(LiveCatchUp.speed(buffered: row.buffered, target: 0.1, current: row.current) == row.expected)
     }
 
-    @Test("A jump to the newest key frame only when a catch-up would take long (over 1.5 s past the target)",
-          arguments: [(0.1, 0.1, false), (1.0, 0.1, false), (1.59, 0.1, false), (1.61, 0.1, true), (3, 0.1, true), (2, 1, false), (2.6, 1, true)])
-    func jumps(buffered: Double, target: Double, expected: Bool) {
-        #expect(LiveCatchUp.jumps(buffered: buffered, target: target) == expected)
+    @Test("A jump to the newest key frame only when a catch-up would take long (over 1.5 s past the target), to land under 1 s past it",
+          arguments: [(0.1, 0.1, 0.1, false), (1.0, 0.1, 0.2, false), (1.59, 0.1, 0.2, false), (1.61, 0.1, 0.2, true), (3, 0.1, 0.2, true),
+                      (2, 1, 1, false), (2.6, 1, 1, true),
+                      (3, 0.1, 1.05, true), (3, 0.1, 1.2, false), (3, 0.1, nil, false)] as [(Double, Double, Double?, Bool)])
+    func jumps(buffered: Double, target: Double, landing: Double?, expected: Bool) {
+        #expect(LiveCatchUp.jumps(buffered: buffered, target: target, landing: landing) == expected)
     }
 }
 

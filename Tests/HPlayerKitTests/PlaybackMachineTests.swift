@@ -226,11 +226,12 @@ import Testing
     @Test func liveJumpFarBehind() {
         var machine = PlaybackMachine(configuration: .init(liveLatencyTarget: 0.1))
         for event in Self.playingAV { _ = machine.handle(event) }
-        #expect(machine.handle(.liveEdge(behind: 1.5, queued: 1.5, readEnd: 9)) == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))])
-        let jump = machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.5))
+        #expect(machine.handle(.liveEdge(behind: 1.5, queued: 1.5, readEnd: 9, keyFrame: 8.5)) == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))])
+        #expect(machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.5, keyFrame: 8)).isEmpty, "no jump to a key frame 1.5 s back")
+        let jump = machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.5, keyFrame: 9))
         #expect(jump.contains(.seekSource(to: 8.4, mode: .liveEdge, serial: 1)), "\(jump)")
         #expect(jump.contains(.emit(.liveCatchUp(speed: 1))) && machine.playback == .seeking)
-        #expect(machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.6)).isEmpty, "no second jump while the first lands")
+        #expect(machine.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.6, keyFrame: 9)).isEmpty, "no second jump while the first lands")
         _ = machine.handle(.evaluated(Self.playable, loadState: .playable, serial: 1))
         let landed = machine.handle(.rendered(.firstFramePresented, serial: 1, firstPicture: 9))
         #expect(landed.contains(.emit(.liveJump(position: 8))) && !landed.contains { if case .emit(.seekDone) = $0 { true } else { false } })

@@ -31,9 +31,12 @@ enum LiveCatchUp {
         return excess > (current >= fastSpeed ? slowDownExcess : farExcess) ? fastSpeed : speed
     }
 
-    /// Whether to drop what is queued up to the newest key frame (ffplay's and hls.js's jump to
-    /// the live edge), with `buffered` and `target` as for `speed`.
-    static func jumps(buffered: Double, target: Double) -> Bool {
-        buffered - target > jumpExcess
+    /// Whether to drop what is queued up to the newest key frame (hls.js's jump to the live
+    /// edge), with `buffered` and `target` as for `speed`. `landing`: what would still be queued
+    /// from that key frame on (nil: none read). A jump must save half a second at least, and
+    /// land under the jump mark, or it would only be followed by another.
+    static func jumps(buffered: Double, target: Double, landing: Double?) -> Bool {
+        guard let landing, buffered - target > jumpExcess else { return false }
+        return landing - target <= jumpExcess - 0.5
     }
 }

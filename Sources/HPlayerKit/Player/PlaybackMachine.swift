@@ -47,8 +47,8 @@ struct PlaybackMachine: Equatable {
         case setSpeed(Double)
         /// Live mode: how far playback is behind the newest data read (seconds), how much of that
         /// is queued, which a catch-up can play through (the rest is the outputs' own latency),
-        /// and the pts of the newest data read.
-        case liveEdge(behind: Double, queued: Double, readEnd: Double)
+        /// the pts of the newest data read, and where the newest video key frame read starts.
+        case liveEdge(behind: Double, queued: Double, readEnd: Double, keyFrame: Double?)
         case close
         /// A renderer's note about `serial`. `firstPicture`: the pts of the first picture shown
         /// for that serial, when one has been.
@@ -188,10 +188,10 @@ struct PlaybackMachine: Equatable {
             abLoop = loop
             applyLoopEnd()
         case let .setSpeed(speed): setSpeed(speed)
-        case let .liveEdge(behind, queued, readEnd):
+        case let .liveEdge(behind, queued, readEnd, keyFrame):
             liveLatency = behind
             if let target = configuration.liveLatencyTarget, !configuration.isUntimed {
-                catchUp(queued: queued, target: target, readEnd: readEnd)
+                catchUp(queued: queued, target: target, readEnd: readEnd, keyFrame: keyFrame)
             }
         case .close: close()
         case let .rendered(note, serial, firstPicture):
@@ -323,10 +323,13 @@ struct PlaybackMachine: Equatable {
     }
 
     /// Live: plays a little faster while more than the target is queued, at 1x again once it is
-    /// not; far behind, jumps to the newest key frame read, as a seek that reads nothing again.
-    private mutating func catchUp(queued: Double, target: Double, readEnd: Double) {
+    /// not; far behind, jumps to the newest key frame read, as a seek that reads nothing again
+    /// (not past an A-B loop's end, nor in the tail of an input read to its end).
+    private mutating func catchUp(queued: Double, target: Double, readEnd: Double, keyFrame: Double?) {
         let isPlaying = playback == .playing && load == .playable && isRendering
-        if isPlaying, LiveCatchUp.jumps(buffered: queued, target: target) {
+        // Sound alone can land anywhere: the source keeps the target's worth.
+        let landing = hasVideo ? keyFrame.map { readEnd - $0 } : target
+        if isPlaying, !isInputFinished, !abLoop.isActive, LiveCatchUp.jumps(buffered: queued, target: target, landing: landing) {
             seek(to: readEnd - startTime - target, mode: .liveEdge)
             isLiveJump = true
         }

@@ -17,7 +17,7 @@ extension Player {
         Task {
             for await event in events {
                 switch event {
-                case .started, .seekDone, .finished:
+                case .started, .seekDone, .liveJump, .finished:
                     source.playbackDidStart()
                     return
                 default:

@@ -57,7 +57,8 @@ extension Player: SourceDelegate {
         let now = MonotonicClock.now()
         lastLiveReport.store(now.bitPattern, ordering: .relaxed)
         if let readEnd = report.readEnd, let clockTime = clock.mediaTime(at: now) {
-            perform(.liveEdge(behind: max(0, readEnd - clockTime), queued: report.bufferedDuration, readEnd: readEnd))
+            perform(.liveEdge(behind: max(0, readEnd - clockTime), queued: report.bufferedDuration, readEnd: readEnd,
+                              keyFrame: report.newestKeyFrame))
         }
     }
 }

@@ -62,11 +62,13 @@ public struct AnnexBSummary: Codable, Equatable, Sendable {
                     && bytes[first + 1] & 0x80 != 0
                 isIDR = type == AnnexB.H264Type.idrSlice
             case .hevc:
-                if type == 33, let sps = HEVCSPS.parse(bytes[unit.range]), !hevcParameterSets.contains(sps) {
+                // Units of other layers (nuh_layer_id > 0: multi-view, scalable) have their own syntax.
+                let isBaseLayer = unit.range.count > 2 && (bytes[first] & 1) == 0 && bytes[first + 1] >> 3 == 0
+                if isBaseLayer, type == 33, let sps = HEVCSPS.parse(bytes[unit.range]), !hevcParameterSets.contains(sps) {
                     hevcParameterSets.append(sps)
                 }
                 // Types below 32 are slices; first_slice_segment_in_pic_flag opens the payload.
-                isSlice = type < 32 && unit.range.count > 2 && bytes[first + 2] & 0x80 != 0
+                isSlice = isBaseLayer && type < 32 && bytes[first + 2] & 0x80 != 0
                 isIDR = type == 19 || type == 20
             }
             guard isSlice else { continue }

@@ -107,6 +107,8 @@ public struct BufferingReport: Equatable, Sendable {
     /// Where reading stands on the timeline (seconds): the end of the latest packet read, of the
     /// track least far along; nil before every track has one. Live mode's latency is measured from it.
     public var readEnd: Double?
+    /// Where the newest video key frame read starts (seconds); nil without video or before one.
+    public var newestKeyFrame: Double?
 }
 
 /// The buffering rules as pure functions over plain values.

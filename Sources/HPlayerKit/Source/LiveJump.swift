@@ -7,44 +7,61 @@ import CHPlayerShim
 extension FFmpegSource {
     func executeLiveJump(serial: Int) {
         readSerial = serial
+        // Decoded frames are all from before: gone first, so none of the new serial is lost.
+        for track in tracks { track.frames.flush(track.recycle) }
         let video = tracks.first { $0.kind == .video }
-        // The newest key frame queued; with none (a decoder took it already), the video waits
-        // for the next one read (DecodeLoop's key-frame wait) and the sound for the picture.
-        let keyFrame = video.flatMap { newestQueuedKeyFrame(in: $0) }
-        for track in tracks {
-            let from: Double? = switch track.kind {
-            case .video: keyFrame
+        // The newest key frame queued, found and cut to at once (a decode thread may take it
+        // meanwhile otherwise). With none (taken already), the video waits for the next one
+        // read (DecodeLoop's key-frame wait), and the sound starts with that picture.
+        let keyFrame = video.flatMap { cutToNewestKeyFrame($0, serial: serial) }
+        for track in tracks where track !== video {
             // Without a picture, the sound keeps the newest `latencyTarget` of what is queued.
-            case .audio: video == nil ? newestQueuedTime(in: track).map { $0 - (live?.latencyTarget ?? 0) } : keyFrame
-            }
-            // Dropped: all, without a place to go on from; else what lies before it.
-            func isBehind(_ packet: Packet) -> Bool {
-                guard let from else { return true }
-                return (Self.time(of: packet, in: track) ?? -.infinity) < from
-            }
-            track.packets.withContents { queued in
-                while let first = queued.first, isBehind(first) { track.recycle(queued.removeFirst()) }
-                for packet in queued { packet.serial = serial }
-            }
-            track.frames.flush(track.recycle)
-            track.setDropTarget(serial: serial, pts: nil)
+            let from = video == nil ? newestTime(in: track).map { $0 - (live?.latencyTarget ?? 0) } : keyFrame
+            cut(track, serial: serial, from: from)
+        }
+        for track in tracks {
+            // Leading pictures after the key frame (open GOPs), and sound before it, are decoded and dropped.
+            track.setDropTarget(serial: serial, pts: video == nil ? nil : keyFrame)
         }
         Log.source.info("\(url): live: far behind, jumped to \(keyFrame.map { "the key frame at \(DecimalText.fixed($0, places: 3)) s" } ?? "the next key frame")")
         phase = .afterSeek
         loadState = .loading
         isStartingUp.store(true, ordering: .relaxed)
-        lock.withLock { if stateValue == .seeking { stateValue = .reading } }
+        lock.withLock { if stateValue == .seeking { stateValue = endOfFile ? .finished : .reading } }
         evaluateBuffering(force: true)
     }
 
-    private func newestQueuedKeyFrame(in track: Track) -> Double? {
+    /// Drops what is queued of `track` before its newest key frame (all of it with none), puts
+    /// the rest under `serial`, and tells where the key frame starts: in one look at the queue,
+    /// so that its decode thread cannot take the key frame in between.
+    private func cutToNewestKeyFrame(_ track: Track, serial: Int) -> Double? {
         track.packets.withContents { queued in
-            queued.last { $0.kind == .data && $0.avPacket.pointee.flags & AV_PKT_FLAG_KEY != 0 }.flatMap { Self.time(of: $0, in: track) }
+            let keyFrame = queued.lastIndex { $0.kind == .data && $0.avPacket.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+            let from = keyFrame.flatMap { Self.time(of: queued[$0], in: track) }
+            var behind = keyFrame ?? queued.count
+            while behind > 0, let first = queued.first, first.kind == .data {
+                track.recycle(queued.removeFirst())
+                behind -= 1
+            }
+            for packet in queued { packet.serial = serial }
+            return from
         }
     }
 
-    private func newestQueuedTime(in track: Track) -> Double? {
-        track.packets.withContents { queued in queued.last.flatMap { Self.time(of: $0, in: track) } }
+    /// Drops what is queued of `track` before `from` (all of it when nil) and puts the rest
+    /// under `serial`. An end marker, and what follows it, stays.
+    private func cut(_ track: Track, serial: Int, from: Double?) {
+        track.packets.withContents { queued in
+            while let first = queued.first, first.kind == .data,
+                  from.map({ (Self.time(of: first, in: track) ?? -.infinity) < $0 }) ?? true {
+                track.recycle(queued.removeFirst())
+            }
+            for packet in queued { packet.serial = serial }
+        }
+    }
+
+    private func newestTime(in track: Track) -> Double? {
+        track.packets.withContents { queued in queued.last { $0.kind == .data }.flatMap { Self.time(of: $0, in: track) } }
     }
 
     /// A queued packet's time on the playback timeline (its pts, else its dts, with its shift).

@@ -207,7 +207,8 @@ extension FFmpegSource {
                 return
             case .interrupted:
                 evaluateBuffering(force: false)
-                if lock.withLock({ closing || pendingSeek != nil }) {
+                // A live jump reads nothing again: the packet in hand is still wanted.
+                if lock.withLock({ closing || (pendingSeek.map { $0.mode != .liveEdge } ?? false) }) {
                     track.recycle(packet)
                     return
                 }
@@ -260,6 +261,9 @@ extension FFmpegSource {
         if passEnd > loop.passEnd { loop.passEnd = passEnd }
         let timelineEnd = end + (timeBase.seconds(segment.offset) ?? 0)
         reading[index].lastPacketEnd = max(reading[index].lastPacketEnd ?? timelineEnd, timelineEnd)
+        if tracks[index].kind == .video, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            reading[index].lastKeyFrame = timeBase.seconds(start + segment.offset)
+        }
         return end
     }
 

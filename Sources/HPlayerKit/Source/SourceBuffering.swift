@@ -20,7 +20,10 @@ extension FFmpegSource {
                 lastPacketEnd: reading[index].lastPacketEnd, packetBytes: track.packetBytes)
         }
         var report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
-        if live != nil { report.isStarved = isStillStarved(report.isStarved, now: now) }
+        if live != nil {
+            report.isStarved = isStillStarved(report.isStarved, now: now)
+            report.newestKeyFrame = tracks.firstIndex { $0.kind == .video }.flatMap { reading[$0].lastKeyFrame }
+        }
         bufferedBytes = report.bufferedBytes
         bufferedDuration = report.bufferedDuration
         let previous = loadState

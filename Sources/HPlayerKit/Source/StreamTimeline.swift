@@ -97,6 +97,9 @@ struct TrackReadState {
     let limits: StreamTimeline.Limits
     /// Where the track's latest packet ends on the timeline (seconds), since the last seek.
     var lastPacketEnd: Double?
+    /// Where the latest key frame read starts on the timeline (seconds), since the last seek:
+    /// where a live jump would land.
+    var lastKeyFrame: Double?
     /// The stream ended before the file did: its end marker has been sent.
     var hasEnded = false
     /// A packet that landed out of line, held until the next one of its stream says whether it
