@@ -22,14 +22,19 @@ extension Clips {
             try Fixtures.clip("raw-size-part-\(name).h264", ["-f", "lavfi", "-i", "\(pattern)=size=\(size):rate=25:duration=2",
                                                             "-c:v", "libx264", "-preset", "fast", "-f", "h264"])
         }
-        let stream = Fixtures.directory.appendingPathComponent("raw-size-changes.h264").path
-        if !FileManager.default.fileExists(atPath: stream) {
+        return (try concatenation("raw-size-changes.h264", of: parts), parts)
+    }
+
+    /// The files one after the other, as fixture `name` (made once).
+    static func concatenation(_ name: String, of parts: [String]) throws -> String {
+        let path = Fixtures.directory.appendingPathComponent(name).path
+        if !FileManager.default.fileExists(atPath: path) {
             var bytes = Data()
             for part in parts { bytes.append(try Data(contentsOf: URL(fileURLWithPath: part))) }
-            try bytes.write(to: URL(fileURLWithPath: stream + ".part"))
-            try FileManager.default.moveItem(atPath: stream + ".part", toPath: stream)
+            try bytes.write(to: URL(fileURLWithPath: path + ".part"))
+            try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
         }
-        return (stream, parts)
+        return path
     }
 }
 

@@ -130,15 +130,26 @@ struct BitReader {
 
     /// The frame rate in vui_parameters() when it has timing information (E.1.1).
     mutating func vuiFrameRate() -> Double? {
-        guard read(1) == 1 else { return nil }  // vui_parameters_present_flag
-        if read(1) == 1, let idc = read(8), idc == 255 { guard read(32) != nil else { return nil } }  // aspect ratio, extended SAR
-        if read(1) == 1 { guard read(1) != nil else { return nil } }  // overscan
+        guard read(1) == 1, skipVUIDescription(), let tick = vuiTiming() else { return nil }  // vui_parameters_present_flag
+        return Double(tick.timeScale) / Double(2 * tick.unitsInTick)
+    }
+
+    /// Skips what H.264's VUI and HEVC's (E.2.1) begin with: the aspect ratio, overscan, video
+    /// signal type and chroma location; false when cut short.
+    mutating func skipVUIDescription() -> Bool {
+        if read(1) == 1, let idc = read(8), idc == 255 { guard read(32) != nil else { return false } }  // extended SAR
+        if read(1) == 1 { guard read(1) != nil else { return false } }  // overscan
         if read(1) == 1 {  // video signal type
-            guard read(4) != nil else { return nil }
-            if read(1) == 1 { guard read(24) != nil else { return nil } }
+            guard read(4) != nil else { return false }
+            if read(1) == 1 { guard read(24) != nil else { return false } }
         }
-        if read(1) == 1 { guard ue() != nil, ue() != nil else { return nil } }  // chroma location
+        if read(1) == 1 { guard ue() != nil, ue() != nil else { return false } }  // chroma location
+        return true
+    }
+
+    /// timing_info_present_flag and, when set, num_units_in_tick and time_scale.
+    mutating func vuiTiming() -> (unitsInTick: Int, timeScale: Int)? {
         guard read(1) == 1, let unitsInTick = read(32), let timeScale = read(32), unitsInTick > 0 else { return nil }
-        return Double(timeScale) / Double(2 * unitsInTick)
+        return (unitsInTick, timeScale)
     }
 }

@@ -129,17 +129,10 @@ extension BitReader {
 
     /// The frame rate in an HEVC vui_parameters() (E.2.1) when it has timing information.
     mutating func hevcVUIFrameRate() -> Double? {
-        guard read(1) == 1 else { return nil }  // vui_parameters_present_flag
-        if read(1) == 1, let idc = read(8), idc == 255 { guard read(32) != nil else { return nil } }  // aspect ratio, extended SAR
-        if read(1) == 1 { guard read(1) != nil else { return nil } }  // overscan
-        if read(1) == 1 {  // video signal type
-            guard read(4) != nil else { return nil }
-            if read(1) == 1 { guard read(24) != nil else { return nil } }
-        }
-        if read(1) == 1 { guard ue() != nil, ue() != nil else { return nil } }  // chroma location
+        guard read(1) == 1, skipVUIDescription() else { return nil }  // vui_parameters_present_flag
         guard read(3) != nil else { return nil }  // neutral chroma, field_seq, frame_field_info
         if read(1) == 1 { for _ in 0..<4 { guard ue() != nil else { return nil } } }  // default display window
-        guard read(1) == 1, let unitsInTick = read(32), let timeScale = read(32), unitsInTick > 0 else { return nil }
-        return Double(timeScale) / Double(unitsInTick)
+        guard let tick = vuiTiming() else { return nil }
+        return Double(tick.timeScale) / Double(tick.unitsInTick)
     }
 }
