@@ -3,15 +3,18 @@
 H.264 over RTP, interleaved in the RTSP connection (RTP/AVP/TCP) or to the client's UDP ports
 (RTP/AVP), as a camera does.
 
-    rtsp-server.py CLIP --port PORT [--port-file F]
+    rtsp-server.py CLIP --port PORT [--port-file F] [--log F]
 
---port 0 picks a free port (written to --port-file). Each PLAY starts `ffmpeg -re` sending the
+--port 0 picks a free port (written to --port-file). --log gets a line per SETUP: the transport
+set up (tcp or udp). Each PLAY starts `ffmpeg -re` sending the
 clip's video (copied, not encoded again) as RTP to local ports, whose packets (RTP and its RTCP)
 are passed on to that client; half a second after the clip's end, the connection is closed.
 OPTIONS, DESCRIBE, SETUP, PLAY and TEARDOWN are answered; one session per connection.
 """
 import argparse
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -25,8 +28,10 @@ def sdp_of(clip):
     path = os.path.join(folder, "clip.sdp")
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", clip, "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
                     "-f", "rtp", "-payload_type", "96", "-sdp_file", path, "rtp://127.0.0.1:9"], check=True)
+    text = open(path).read()
+    shutil.rmtree(folder)
     lines = []
-    for line in open(path).read().splitlines():
+    for line in text.splitlines():
         if line.startswith("c="):
             line = "c=IN IP4 0.0.0.0"
         elif line.startswith("m=video"):
@@ -37,10 +42,26 @@ def sdp_of(clip):
     return "\r\n".join(lines) + "\r\n"
 
 
+def udp_pair():
+    """Two UDP sockets on consecutive local ports (RTP, then RTCP), as RTP wants."""
+    for _ in range(20):
+        first = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        first.bind(("127.0.0.1", 0))
+        second = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            second.bind(("127.0.0.1", first.getsockname()[1] + 1))
+            return first, second
+        except OSError:
+            first.close()
+            second.close()
+    raise OSError("no two consecutive UDP ports free")
+
+
 class Session:
-    def __init__(self, connection, clip):
+    def __init__(self, connection, clip, log):
         self.connection = connection
         self.clip = clip
+        self.log = log
         self.send_lock = threading.Lock()
         self.transport = None  # ("tcp", rtp channel) or ("udp", host, rtp port)
         self.sender = None
@@ -49,7 +70,7 @@ class Session:
     def reply(self, cseq, headers=(), body=""):
         text = f"RTSP/1.0 200 OK\r\nCSeq: {cseq}\r\n" + "".join(f"{h}\r\n" for h in headers)
         if body:
-            text += f"Content-Length: {len(body)}\r\n"
+            text += f"Content-Length: {len(body.encode())}\r\n"
         with self.send_lock:
             self.connection.sendall((text + "\r\n" + body).encode())
 
@@ -57,32 +78,34 @@ class Session:
         if "RTP/AVP/TCP" in transport:
             channel = int(transport.split("interleaved=")[1].split("-")[0])
             self.transport = ("tcp", channel)
-            return f"Transport: RTP/AVP/TCP;unicast;interleaved={channel}-{channel + 1}"
-        client = int(transport.split("client_port=")[1].split("-")[0])
-        self.transport = ("udp", peer, client)
-        self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.out.bind(("127.0.0.1", 0))
-        self.sockets.append(self.out)
-        port = self.out.getsockname()[1]
-        return f"Transport: RTP/AVP;unicast;client_port={client}-{client + 1};server_port={port}-{port + 1}"
+            answer = f"Transport: RTP/AVP/TCP;unicast;interleaved={channel}-{channel + 1}"
+        else:
+            client = int(transport.split("client_port=")[1].split("-")[0])
+            self.transport = ("udp", peer, client)
+            # The server's own pair, bound, so that what the client sends there (reports, punches)
+            # reaches no one else.
+            self.out, self.reports = udp_pair()
+            self.sockets += [self.out, self.reports]
+            port = self.out.getsockname()[1]
+            answer = f"Transport: RTP/AVP;unicast;client_port={client}-{client + 1};server_port={port}-{port + 1}"
+        if self.log:
+            with open(self.log, "a") as out:
+                out.write(self.transport[0] + "\n")
+        return answer
 
     def play(self):
         # ffmpeg sends RTP to one local port and RTCP to the next: both are passed on.
-        inbound = []
-        for _ in range(2):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            inbound.append(sock)
-            self.sockets.append(sock)
-        inbound[0].bind(("127.0.0.1", 0))
-        base = inbound[0].getsockname()[1]
-        try:
-            inbound[1].bind(("127.0.0.1", base + 1))
-        except OSError:
+        if self.transport is None:
             return False
+        inbound = udp_pair()
+        self.sockets += inbound
+        base = inbound[0].getsockname()[1]
         for index, sock in enumerate(inbound):
             threading.Thread(target=self.forward, args=(sock, index), daemon=True).start()
         self.sender = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", self.clip, "-map", "0:v:0", "-c", "copy",
-                                        "-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{base}?rtcpport={base + 1}"], stdout=subprocess.DEVNULL)
+                                        "-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{base}?rtcpport={base + 1}"],
+                                       stdout=subprocess.DEVNULL)
+        senders.append(self.sender)
         threading.Thread(target=self.end_after_clip, daemon=True).start()
         return True
 
@@ -107,7 +130,7 @@ class Session:
                     with self.send_lock:
                         self.connection.sendall(bytes([0x24, channel]) + len(packet).to_bytes(2, "big") + packet)
                 else:
-                    self.out.sendto(packet, (self.transport[1], self.transport[2] + index))
+                    (self.out, self.reports)[index].sendto(packet, (self.transport[1], self.transport[2] + index))
             except OSError:
                 return
 
@@ -116,12 +139,18 @@ class Session:
             self.sender.kill()
             self.sender.wait()
         for sock in self.sockets:
+            # A UDP socket closed under a thread blocked in recvfrom does not wake it; shut down, it does.
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             sock.close()
-        self.connection.close()
+        with self.send_lock:
+            self.connection.close()
 
 
-def serve(connection, peer, clip, sdp):
-    session = Session(connection, clip)
+def serve(connection, peer, clip, sdp, log):
+    session = Session(connection, clip, log)
     buffer = b""
     try:
         while True:
@@ -141,7 +170,10 @@ def serve(connection, peer, clip, sdp):
             headers = {line.split(":", 1)[0].strip().lower(): line.split(":", 1)[1].strip() for line in lines[1:] if ":" in line}
             length = int(headers.get("content-length", "0"))
             while len(buffer) < length:
-                buffer += connection.recv(4096)
+                data = connection.recv(4096)
+                if not data:
+                    return
+                buffer += data
             buffer = buffer[length:]
             cseq = headers.get("cseq", "0")
             if method == "OPTIONS":
@@ -171,7 +203,10 @@ def main():
     parser.add_argument("clip")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--port-file")
+    parser.add_argument("--log")
     args = parser.parse_args()
+    # Killed (as the tests stop it), the ffmpeg senders go too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     sdp = sdp_of(args.clip)
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -181,10 +216,17 @@ def main():
         with open(args.port_file + ".part", "w") as out:
             out.write(str(server.getsockname()[1]))
         os.rename(args.port_file + ".part", args.port_file)
-    while True:
-        connection, peer = server.accept()
-        threading.Thread(target=serve, args=(connection, peer, args.clip, sdp), daemon=True).start()
+    try:
+        while True:
+            connection, peer = server.accept()
+            threading.Thread(target=serve, args=(connection, peer, args.clip, sdp, args.log), daemon=True).start()
+    finally:
+        for sender in senders:
+            if sender.poll() is None:
+                sender.kill()
 
+
+senders = []
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -38,11 +38,15 @@ extension Clips {
 private final class RTSPServer {
     private let process: BackgroundProcess
     let url: String
+    /// A line per SETUP: the transport set up.
+    let log: String
 
     init(_ clip: String) throws {
-        let portFile = Fixtures.newFolder("rtsp-server") + "/port"
+        let folder = Fixtures.newFolder("rtsp-server")
+        let portFile = folder + "/port"
+        log = folder + "/setups"
         process = try BackgroundProcess(["python3", Repository.root.appendingPathComponent("scripts/rtsp-server.py").path, clip,
-                                         "--port", "0", "--port-file", portFile])
+                                         "--port", "0", "--port-file", portFile, "--log", log])
         let deadline = MonotonicClock.now() + 10
         while !FileManager.default.fileExists(atPath: portFile), MonotonicClock.now() < deadline {
             MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
@@ -54,7 +58,8 @@ private final class RTSPServer {
         url = "rtsp://127.0.0.1:\(port)/live"
     }
 
-    deinit { process.send(signal: SIGKILL) }
+    /// SIGTERM: the server stops its ffmpeg senders too.
+    deinit { process.send(signal: SIGTERM) }
 }
 
 /// scripts/udp-relay.py: forwards datagrams to the player, losing a seeded share of them, and
@@ -235,11 +240,11 @@ extension Playback {
             #expect(speeds.first.map { $0 > 1 } == true, "\(speeds)")
         }
 
-        @Test("A backlog of 4 s sent at once: playback jumps to a newer key frame (live-jump in events.tsv); each run of pictures shown starts at a key frame and is the stream's, exact and in order, to its last picture",
+        @Test("A backlog of 7 s sent at once (more sound than its queue holds): playback jumps to a newer key frame (live-jump in events.tsv); each run of pictures shown starts at a key frame and is the stream's, exact and in order, to its last picture",
               .timeLimit(.minutes(1)))
         func jumpToKeyFrame() throws {
-            let clip = try Clips.liveTS(seconds: 8)
-            let sender = try LiveSender.tcp(clip, ["--burst", "4"])
+            let clip = try Clips.liveTS(seconds: 10)
+            let sender = try LiveSender.tcp(clip, ["--burst", "7"])
             let stats = Fixtures.newFolder("live-jump")
             let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(stats)", "--ao", "null", "--no-status",
                                           "--stats-dir", stats], timeout: 30)
@@ -321,6 +326,7 @@ extension Playback {
             let result = try Command.run([Command.hplayer, server.url, "--rtsp-transport", transport, "--vo", "record:\(folder)", "--ao", "null",
                                           "-v"], timeout: 30)
             #expect(result.status == 0 && result.stderr.contains("live mode"), "\(result.stderr)")
+            #expect(try String(contentsOfFile: server.log, encoding: .utf8) == transport + "\n", "the transport set up")
             let shown = presented(folder).map(\.md5)
             let stream = try Fixtures.frameMD5s(clip)
             #expect(shown.count >= stream.count / 2 && Array(stream.suffix(shown.count)) == shown, "\(shown.count) of \(stream.count)")

@@ -207,10 +207,23 @@ extension FFmpegSource {
                 return
             case .interrupted:
                 evaluateBuffering(force: false)
-                // A live jump reads nothing again: the packet in hand is still wanted.
-                if lock.withLock({ closing || (pendingSeek.map { $0.mode != .liveEdge } ?? false) }) {
+                let pending = lock.withLock { () -> (dropsPacket: Bool, jump: Int?) in
+                    guard !closing, let seek = pendingSeek else { return (closing, nil) }
+                    guard seek.mode == .liveEdge else { return (true, nil) }
+                    pendingSeek = nil
+                    stateValue = .seeking
+                    return (false, seek.serial)
+                }
+                if pending.dropsPacket {
                     track.recycle(packet)
                     return
+                }
+                // A live jump is made here, as the queue it empties may be the one that is full;
+                // it reads nothing again, so the packet in hand goes on after it.
+                if let serial = pending.jump {
+                    executeLiveJump(serial: serial)
+                    packet.serial = readSerial
+                    continue
                 }
                 remedyStarvation(blockedOn: track)
             }
@@ -262,7 +275,9 @@ extension FFmpegSource {
         let timelineEnd = end + (timeBase.seconds(segment.offset) ?? 0)
         reading[index].lastPacketEnd = max(reading[index].lastPacketEnd ?? timelineEnd, timelineEnd)
         if tracks[index].kind == .video, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            let decode = packet.pointee.dts != noTimestamp ? packet.pointee.dts : start
             reading[index].lastKeyFrame = timeBase.seconds(start + segment.offset)
+            reading[index].lastKeyFrameDecodeTime = timeBase.seconds(decode + segment.offset)
         }
         return end
     }

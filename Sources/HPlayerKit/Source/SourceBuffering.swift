@@ -22,7 +22,7 @@ extension FFmpegSource {
         var report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
         if live != nil {
             report.isStarved = isStillStarved(report.isStarved, now: now)
-            report.newestKeyFrame = tracks.firstIndex { $0.kind == .video }.flatMap { reading[$0].lastKeyFrame }
+            report.newestKeyFrame = newestQueuedKeyFrame()
         }
         bufferedBytes = report.bufferedBytes
         bufferedDuration = report.bufferedDuration
@@ -44,6 +44,16 @@ extension FFmpegSource {
             stateValue = pause ? .paused : .reading
         }
         delegate?.source(self, didEvaluate: report, loadState: loadState, serial: serial)
+    }
+
+    /// The newest video key frame read, while it is queued still (where a live jump would land):
+    /// the queue's oldest packet decodes no later than it. Once a decoder has it, nil.
+    private func newestQueuedKeyFrame() -> Double? {
+        guard let index = tracks.firstIndex(where: { $0.kind == .video }), let keyFrame = reading[index].lastKeyFrame,
+              let keyDecode = reading[index].lastKeyFrameDecodeTime else { return nil }
+        let track = tracks[index]
+        let oldest = track.packets.withContents { queued in queued.first.flatMap { Self.decodeTime(of: $0, in: track) } }
+        return oldest.map { $0 <= keyDecode } == true ? keyFrame : nil
     }
 
     /// Reading from a fast server queues many packets in 100 ms: the byte limit is looked at per packet.

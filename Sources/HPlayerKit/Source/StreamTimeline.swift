@@ -98,8 +98,9 @@ struct TrackReadState {
     /// Where the track's latest packet ends on the timeline (seconds), since the last seek.
     var lastPacketEnd: Double?
     /// Where the latest key frame read starts on the timeline (seconds), since the last seek:
-    /// where a live jump would land.
+    /// where a live jump would land; and when it decodes (its dts), to tell whether it is queued still.
     var lastKeyFrame: Double?
+    var lastKeyFrameDecodeTime: Double?
     /// The stream ended before the file did: its end marker has been sent.
     var hasEnded = false
     /// A packet that landed out of line, held until the next one of its stream says whether it
