@@ -161,6 +161,38 @@ extension Playback {
             #expect(sender.wait(timeout: 10) == 0)
         }
 
+        @Test("Live MPEG-TS with sound over TCP: the sound heard first is the first picture's, not the sound read before its key frame; picture and sound stay within 40 ms; a steady sender never makes playback wait (no buffering-start)",
+              .realTime, .timeLimit(.minutes(1)))
+        func soundStartsWithFirstPicture() throws {
+            let clip = try Clips.liveTS()
+            let sender = try LiveSender.tcp(clip)
+            let folder = Fixtures.newFolder("live-sound")
+            let result = try Command.run([Command.hplayer, sender.url, "--vo", "record:\(folder)", "--ao", "record:\(folder)", "--no-status",
+                                          "--stats-dir", folder], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let session = RecordedRun(folder: folder)
+            let pictures = session.presentedFrames
+            let callbacks = session.audioCallbacks.filter { $0.firstPts != nil }
+            guard let first = pictures.first, let heard = callbacks.first?.firstPts else {
+                Issue.record("nothing played: \(result.stderr)")
+                return
+            }
+            // The analysis drops the first half second, so the stream is joined mid-GOP: sound
+            // from before the first key frame is read, and is not what starts playback.
+            #expect(heard >= first.pts - 0.001 && heard < first.pts + 0.25, "first sound \(heard), first picture \(first.pts)")
+            let rate = try session.recordedAudio().rate
+            var worst = 0.0
+            for picture in pictures.dropFirst(15) {
+                guard let callback = callbacks.last(where: { $0.playedAt <= picture.presentedAt }),
+                      picture.presentedAt < callback.playedAt + Double(callback.samples) / Double(rate) else { continue }
+                worst = max(worst, abs(callback.firstPts! + (picture.presentedAt - callback.playedAt) - picture.pts))
+            }
+            #expect(worst < 0.04, "picture and sound \(Int(worst * 1000)) ms apart")
+            let events = (try? String(contentsOfFile: folder + "/events.tsv", encoding: .utf8)) ?? ""
+            #expect(!events.contains("buffering-start"), "\(events)")
+            #expect(sender.wait(timeout: 10) == 0)
+        }
+
         @Test("A TCP sender that stalls: the pictures before the stall are shown, then after --network-timeout one error line and exit 1",
               .timeLimit(.minutes(1)))
         func tcpStall() throws {

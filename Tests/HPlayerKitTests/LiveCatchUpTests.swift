@@ -50,6 +50,24 @@ import Testing
         #expect(LiveInput.waitsThroughSilence(url) == waitsThroughSilence)
     }
 
+    /// A dry queue at the live edge is not starvation; only a track that has had nothing for a
+    /// while is (a quarter second, or 2.5 packet intervals of a sparse track).
+    @Test(arguments: [
+        ("audio dry, its packet read 10 ms ago", MediaKind.audio, 0, 0, 46.875, 0.01, false),
+        ("audio dry, nothing for 0.3 s", .audio, 0, 0, 46.875, 0.3, true),
+        ("audio with a frame queued, nothing for 1 s", .audio, 0, 1, 46.875, 1.0, false),
+        ("video dry, nothing for 0.2 s", .video, 0, 0, 30, 0.2, false),
+        ("video at 2 fps dry, nothing for 1 s", .video, 0, 0, 2, 1.0, false),
+        ("video at 2 fps dry, nothing for 1.3 s", .video, 0, 0, 2, 1.3, true),
+        ("video with a packet queued, nothing for 2 s", .video, 1, 0, 30, 2.0, false),
+        ("a track with no rate yet, nothing for 0.3 s", .video, 0, 0, 0, 0.3, true),
+    ])
+    func starvation(name: String, kind: MediaKind, packets: Int, frames: Int, rate: Double, quiet: Double, starved: Bool) {
+        let track = TrackBuffer(kind: kind, packetCount: packets, packetCapacity: 256, frameCount: frames, frameCapacity: 4,
+                                packetsPerSecond: rate, isEndOfFile: false)
+        #expect(LiveInput.isStarved(track, quietFor: quiet) == starved, "\(name)")
+    }
+
     @Test func modes() {
         #expect(LiveOptions(mode: .auto).applies(to: "udp://127.0.0.1:1234"))
         #expect(!LiveOptions(mode: .auto).applies(to: "/tmp/a.ts"))

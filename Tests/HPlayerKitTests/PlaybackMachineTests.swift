@@ -48,22 +48,22 @@ import Testing
             effects: [.emit(.loadStateChanged(.playable)), .showPreview], playback: .idle, load: .playable, audio: .ready, video: .ready),
         Row(name: "play when playable starts rendering and the timeline of serial 0",
             events: openedAV + [.play(clock: nil)],
-            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true)],
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: true)],
             playback: .playing, load: .playable, audio: .playing, video: .playing),
         Row(name: "play before playable waits for the buffer",
             events: [.prepare, .play(clock: nil), .opened(info, hasAudio: true, hasVideo: true), .evaluated(playable, loadState: .playable, serial: 0)],
-            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true)],
+            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: true)],
             playback: .playing, load: .playable, audio: .playing, video: .playing),
         Row(name: "the first picture tells started",
             events: playingAV, effects: [.emit(.started(position: 0))], playback: .playing, load: .playable, audio: .playing, video: .playing),
         Row(name: "sound alone tells started as rendering starts",
             events: openedAudio + [.play(clock: nil)],
-            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, afterSeek: false, followsAudio: true),
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: true),
                       .emit(.started(position: 0))],
             playback: .playing, load: .playable, audio: .playing),
         Row(name: "pause stops rendering; play resumes the clock, not a new timeline",
             events: playingAV + [.pause, .play(clock: 3)],
-            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: nil, afterSeek: false, followsAudio: true)],
+            effects: [.emit(.playbackStateChanged(.playing)), .startRendering(timelineOf: nil, from: .earliestFrame, followsAudio: true)],
             playback: .playing, load: .playable, audio: .playing, video: .playing),
         Row(name: "pause", events: playingAV + [.pause],
             effects: [.emit(.playbackStateChanged(.paused)), .stopRendering(followsAudio: true)],
@@ -85,7 +85,7 @@ import Testing
             playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
         Row(name: "a seek's playable buffer starts the timeline at its picture",
             events: playingAV + [.seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1)],
-            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 1, afterSeek: true, followsAudio: true)],
+            effects: [.emit(.loadStateChanged(.playable)), .startRendering(timelineOf: 1, from: .firstPicture, followsAudio: true)],
             playback: .seeking, load: .playable, audio: .syncing, video: .syncing),
         Row(name: "a seek lands at its first picture",
             events: playingAV + [.seek(to: 4, mode: nil), .evaluated(playable, loadState: .playable, serial: 1),
@@ -108,7 +108,7 @@ import Testing
         Row(name: "a seek with sound alone lands when playable, at its target",
             events: openedAudio + [.play(clock: nil), .seek(to: 2, mode: nil), .evaluated(playable, loadState: .playable, serial: 1)],
             effects: [.emit(.loadStateChanged(.playable)), .emit(.seekDone(position: 2)), .emit(.playbackStateChanged(.playing)),
-                      .startRendering(timelineOf: 1, afterSeek: true, followsAudio: true)],
+                      .startRendering(timelineOf: 1, from: .firstPicture, followsAudio: true)],
             playback: .playing, load: .playable, audio: .playing),
         Row(name: "a forward step pauses and shows the next frame",
             events: playingAV + [.step(forward: true, shown: 3)],
@@ -187,7 +187,7 @@ import Testing
         Row(name: "playable again after running dry: buffering ends and the clock resumes",
             events: playingAV + [.evaluated(starved, loadState: .loading, serial: 0), .evaluated(playable, loadState: .playable, serial: 0)],
             effects: [.emit(.loadStateChanged(.playable)), .emit(.bufferingEnded),
-                      .startRendering(timelineOf: nil, afterSeek: false, followsAudio: true)],
+                      .startRendering(timelineOf: nil, from: .earliestFrame, followsAudio: true)],
             playback: .playing, load: .playable, audio: .playing, video: .playing),
         Row(name: "a seek while buffering ends the buffering; its own loading is not buffering",
             events: playingAV + [.evaluated(starved, loadState: .loading, serial: 0), .seek(to: 4, mode: nil)],
@@ -242,6 +242,23 @@ import Testing
         #expect(machine.handle(.rendered(.firstFramePresented, serial: 2, firstPicture: 3)).contains(.emit(.seekDone(position: 2))))
     }
 
+    /// Live, the timeline starts at the first picture, shown at once, both at the opening and
+    /// after a jump; a file's opening starts at the earliest frame.
+    @Test func liveTimelineStartsAtFirstPictureNow() {
+        var live = PlaybackMachine(configuration: .init(liveLatencyTarget: 0.1))
+        let opened = Self.openedAV.dropLast().flatMap { live.handle($0) } + live.handle(.play(clock: nil))
+        #expect(!opened.contains { if case .startRendering = $0 { true } else { false } })
+        #expect(live.handle(.evaluated(Self.playable, loadState: .playable, serial: 0))
+            .contains(.startRendering(timelineOf: 0, from: .firstPictureNow, followsAudio: true)))
+        _ = live.handle(.rendered(.firstFramePresented, serial: 0, firstPicture: 1))
+        _ = live.handle(.liveEdge(behind: 2, queued: 1.7, readEnd: 9.5, keyFrame: 9))
+        #expect(live.handle(.evaluated(Self.playable, loadState: .playable, serial: 1))
+            .contains(.startRendering(timelineOf: 1, from: .firstPictureNow, followsAudio: true)))
+        var file = PlaybackMachine()
+        let played = Self.openedAV.flatMap { file.handle($0) } + file.handle(.play(clock: nil))
+        #expect(played.contains(.startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: true)))
+    }
+
     /// Untimed playback renders once open, without waiting for the buffer.
     @Test func untimedRendersOnceOpen() {
         var machine = PlaybackMachine(configuration: .init(isUntimed: true))
@@ -249,6 +266,6 @@ import Testing
         _ = machine.handle(.play(clock: nil))
         _ = machine.handle(.opened(Self.info, hasAudio: false, hasVideo: true))
         let effects = machine.handle(.evaluated(Self.loading, loadState: .loading, serial: 0))
-        #expect(effects.contains(.startRendering(timelineOf: 0, afterSeek: false, followsAudio: false)))
+        #expect(effects.contains(.startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: false)))
     }
 }

@@ -60,6 +60,20 @@ struct PlaybackMachine: Equatable {
         case audio, video
     }
 
+    /// Where the timeline of a new serial starts: what the clock reads when rendering begins.
+    enum TimelineStart: Equatable {
+        /// The opening: the earliest first frame of the tracks, so that sound starting after the
+        /// picture begins with silence rather than dragging the picture along.
+        case earliestFrame
+        /// After a seek: the first picture, as mpv does. A seek to a key frame leaves the sound a
+        /// few frames ahead of it; that sound is skipped rather than making the picture wait.
+        case firstPicture
+        /// Live: the first picture, shown at once. What came before it is skipped, and so is the
+        /// sound the output would still hold when the picture shows: the clock reads the
+        /// picture's pts the moment rendering begins, and the latency is that of the picture.
+        case firstPictureNow
+    }
+
     enum Effect: Equatable {
         case openSource
         /// Seek the source, drop what the stages hold, and invalidate the clock under `serial`.
@@ -67,10 +81,9 @@ struct PlaybackMachine: Equatable {
         case switchAudio(stream: Int)
         /// The renderers take frames of `serial` only from now on.
         case beginSerial(Int, audioReportsLoops: Bool)
-        /// Start the outputs and render loops. `timelineOf`: the serial whose timeline starts now
-        /// (at the first picture after a seek, else at the earliest first frame); nil: the clock
-        /// resumes where it stood.
-        case startRendering(timelineOf: Int?, afterSeek: Bool, followsAudio: Bool)
+        /// Start the outputs and render loops. `timelineOf`: the serial whose timeline starts now,
+        /// where `from` says; nil: the clock resumes where it stood.
+        case startRendering(timelineOf: Int?, from: TimelineStart, followsAudio: Bool)
         case stopRendering(followsAudio: Bool)
         /// Show the first frame of the serial though playback is paused.
         case showPreview
@@ -420,7 +433,8 @@ struct PlaybackMachine: Equatable {
         guard shouldRender else { return effects.append(.stopRendering(followsAudio: followsAudio)) }
         let beginsTimeline = timelineSerial != serial
         timelineSerial = serial
-        effects.append(.startRendering(timelineOf: beginsTimeline ? serial : nil, afterSeek: hasSeeked, followsAudio: followsAudio))
+        let start: TimelineStart = configuration.liveLatencyTarget != nil ? .firstPictureNow : hasSeeked ? .firstPicture : .earliestFrame
+        effects.append(.startRendering(timelineOf: beginsTimeline ? serial : nil, from: start, followsAudio: followsAudio))
         if !hasVideo { startedIfFirst() }
     }
 

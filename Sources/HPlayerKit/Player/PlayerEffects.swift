@@ -117,12 +117,12 @@ extension Player {
             // Rendering is stopped here; pausing again waits out a refresh under way (a preview
             // of the old serial), so once this is applied nothing from before is presented.
             if videoRenderer != nil { videoOutput.pause() }
-            audioRenderer?.begin(serial: serial, timelineStart: nil, reportsLoops: audioReportsLoops)
+            audioRenderer?.begin(serial: serial, timelineStart: nil, startsNow: false, reportsLoops: audioReportsLoops)
             videoRenderer?.begin(serial: serial)
-        case let .startRendering(timelineSerial, afterSeek, followsAudio):
+        case let .startRendering(timelineSerial, start, followsAudio):
             if let timelineSerial {
-                audioRenderer?.begin(serial: timelineSerial, timelineStart: timelineStart(serial: timelineSerial, afterSeek: afterSeek),
-                                     reportsLoops: videoRenderer == nil)
+                audioRenderer?.begin(serial: timelineSerial, timelineStart: timelineStart(serial: timelineSerial, from: start),
+                                     startsNow: start == .firstPictureNow, reportsLoops: videoRenderer == nil)
             } else {
                 clock.resume(at: MonotonicClock.now())
             }
@@ -159,18 +159,14 @@ extension Player {
         }
     }
 
-    /// Where the timeline of a new serial starts. At the opening, the earliest first frame of its
-    /// tracks, so audio that starts later than the video begins with silence instead of dragging
-    /// it along. After a seek, the first picture when there is one, as mpv does: a seek to a key
-    /// frame leaves the audio up to a few frames ahead of it, and that sound is skipped rather than
-    /// making the picture wait.
-    private func timelineStart(serial: Int, afterSeek: Bool) -> Double? {
+    /// Where the timeline of a new serial starts (`PlaybackMachine.TimelineStart` says why).
+    private func timelineStart(serial: Int, from start: PlaybackMachine.TimelineStart) -> Double? {
         let (videoRenderer, audioTempo) = lock.withLock { (self.videoRenderer, self.audioTempo) }
         let video = videoRenderer?.firstPts(serial: serial)
         // Where the first sample to be played lies: after what an exact seek trimmed.
         let audio = audioTempo?.firstQueuedPosition(serial: serial)
         switch (video, audio) {
-        case let (video?, audio?): return afterSeek ? video : min(video, audio)
+        case let (video?, audio?): return start == .earliestFrame ? min(video, audio) : video
         case let (video?, nil): return video
         case let (nil, audio?): return audio
         case (nil, nil): return nil

@@ -51,11 +51,13 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         stage.updateRenderSettings { $0.loopEnd = pts }
     }
 
-    /// From now on play frames of `serial` only, starting the timeline at `start` when given.
-    func begin(serial: Int, timelineStart start: Double?, reportsLoops: Bool) {
+    /// From now on play frames of `serial` only, starting the timeline at `start` when given;
+    /// `startsNow`: the clock reads `start` at the first callback, not an output latency later.
+    func begin(serial: Int, timelineStart start: Double?, startsNow: Bool, reportsLoops: Bool) {
         stage.updateRenderSettings { settings in
             settings.serial = serial
             settings.timelineStart = start
+            settings.startsNow = startsNow
             settings.reportsLoops = reportsLoops
         }
     }
@@ -66,9 +68,13 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
         var exchange = stage.exchange(done: done, local: local, wanted: sampleCount, callbackSamples: sampleCount)
         let settings = exchange.settings
         if settings.serial != serial { reset(to: settings.serial) }
-        if nextPts == nil { nextPts = settings.timelineStart }
         let format = settings.format
         let rate = Double(format.sampleRate)
+        if nextPts == nil, let start = settings.timelineStart {
+            // The clock below reads the last sample written less the latency: for it to read
+            // `start` now, the first sample written is the one heard a latency after this buffer's.
+            nextPts = settings.startsNow ? start + max(0, latency - Double(sampleCount) / rate) : start
+        }
         let bytesPerFrame = format.bytesPerFrame
         var written = 0
         var firstPts: Double?
@@ -140,9 +146,18 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             wroteTimeline = true
             if frame.consumedSamples >= frame.sampleCount { finish(frame) }
         }
-        let trailingSilence = sampleCount - written
+        var trailingSilence = sampleCount - written
         if trailingSilence > 0 {
             memset(buffer + written * bytesPerFrame, 0, trailingSilence * bytesPerFrame)
+            if settings.startsNow, !hasStartedSerial, !isExhausted, let expected = nextPts {
+                // Live: the clock runs from the first callback, while the stale sound queued
+                // before the first picture is still being skipped; until the sound of the
+                // timeline comes, it is silence on it.
+                if firstPts == nil { firstPts = expected - loopOffset }
+                nextPts = expected + Double(trailingSilence) * secondsPerSample
+                wroteTimeline = true
+                trailingSilence = 0
+            }
         }
         if settings.gain != 1 { Self.scale(buffer, values: written * format.channelCount, format: format.sampleFormat, by: settings.gain) }
         if wroteTimeline, let end = nextPts {

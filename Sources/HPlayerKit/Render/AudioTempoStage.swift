@@ -396,6 +396,9 @@ struct AudioRenderSettings {
     var serial = 0
     /// Where the serial's timeline starts, when the player has said.
     var timelineStart: Double?
+    /// The clock is to read `timelineStart` at the first callback (live): the sound the output
+    /// holds until then is skipped.
+    var startsNow = false
     var reportsLoops = false
     /// Timeline pts where an A-B loop goes back to A (when there is no picture to say so).
     var loopEnd: Double?

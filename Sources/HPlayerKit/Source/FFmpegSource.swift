@@ -58,9 +58,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var recordedStreams: [RecordedStream] = []
     /// The container's sections followed so far (an fMP4 HLS stream's, SourceRecording.swift).
     var sectionsFollowed = 0
-    /// Live: since when a track has been dry (SourceBuffering.swift), and whether the packet
-    /// just read was a video key frame (a start waits for its picture).
-    var starvedSince: Double?
+    /// Live: whether the packet just read was a video key frame (a start waits for its picture).
     var lastReadWasVideoKeyFrame = false
     /// A raw elementary stream (H.264, HEVC), which has no timestamps: a seek then reads it again
     /// from the first byte and decodes up to the target. Known once open.

@@ -52,6 +52,17 @@ public enum LiveInput {
     /// How long a track may be dry before live playback waits for data: a few frame intervals.
     static let starvationGrace = 0.25
 
+    /// Whether a live track is starved. At the live edge its queues run dry between two arrivals,
+    /// often many times a second, and waiting for data each time would add to the latency for
+    /// good; only a track that is dry and has had nothing for `starvationGrace`, or for a few of
+    /// its packet intervals (a camera at 2 fps is dry half a second between pictures), is.
+    /// Reports come as packets do: a sender gone quiet entirely leaves the read thread waiting in
+    /// libavformat, which the player's status notices.
+    static func isStarved(_ track: TrackBuffer, quietFor quiet: Double) -> Bool {
+        let interval = track.packetsPerSecond > 0 ? 1 / track.packetsPerSecond : 0
+        return BufferingPolicy.isStarved(track) && quiet >= max(starvationGrace, 2.5 * interval)
+    }
+
     private static let liveSchemes: Set<String> = ["udp", "rtp", "tcp", "rtmp", "rtmps", "rtmpt", "rtmpe", "rtsp", "rtsps", "srt"]
 
     private static func scheme(of url: String) -> String? {

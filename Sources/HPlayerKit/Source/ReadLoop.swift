@@ -166,6 +166,7 @@ extension FFmpegSource {
             Log.source.debug("\(url): more \(track.kind) after all")
         }
         record(avPacket, track: index, segment: segment)
+        reading[index].lastArrival = MonotonicClock.now()
         packet.serial = readSerial
         packet.segment = segment
         track.countQueued(packet)

@@ -21,7 +21,9 @@ extension FFmpegSource {
         }
         var report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
         if live != nil {
-            report.isStarved = isStillStarved(report.isStarved, now: now)
+            report.isStarved = trackBuffers.indices.contains { index in
+                LiveInput.isStarved(trackBuffers[index], quietFor: now - reading[index].lastArrival)
+            }
             report.newestKeyFrame = newestQueuedKeyFrame()
         }
         bufferedBytes = report.bufferedBytes
@@ -60,21 +62,5 @@ extension FFmpegSource {
     private var isOverByteLimit: Bool {
         guard buffering.maximumBufferedBytes < .max else { return false }
         return tracks.reduce(0) { $0 + $1.packetBytes } > buffering.maximumBufferedBytes
-    }
-
-    /// Live: a queue that runs dry at the live edge is waiting for the next arrival, not for a
-    /// sender gone quiet; only dry for `LiveInput.starvationGrace` (or a few intervals of a
-    /// sparse track) is it starved. Reports come as packets do: a sender gone quiet entirely
-    /// leaves the read thread waiting in libavformat, which the player's status notices.
-    private func isStillStarved(_ isStarved: Bool, now: Double) -> Bool {
-        guard isStarved else {
-            starvedSince = nil
-            return false
-        }
-        let since = starvedSince ?? now
-        starvedSince = since
-        // A few intervals of the sparsest track: a camera at 2 fps is dry half a second between pictures.
-        let slowest = trackBuffers.map(\.packetsPerSecond).filter { $0 > 0 }.min() ?? 30
-        return now - since >= max(LiveInput.starvationGrace, 2.5 / slowest)
     }
 }

@@ -101,6 +101,9 @@ struct TrackReadState {
     /// where a live jump would land; and when it decodes (its dts), to tell whether it is queued still.
     var lastKeyFrame: Double?
     var lastKeyFrameDecodeTime: Double?
+    /// When the latest packet was read, or reading (re)started (monotonic): live, a track whose
+    /// queues are dry is starved only once nothing of it has come for a while.
+    var lastArrival = MonotonicClock.now()
     /// The stream ended before the file did: its end marker has been sent.
     var hasEnded = false
     /// A packet that landed out of line, held until the next one of its stream says whether it

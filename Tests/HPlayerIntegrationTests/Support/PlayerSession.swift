@@ -93,19 +93,8 @@ final class PlayerSession: @unchecked Sendable {
         observation?.cancel()
     }
 
-    var presentedFrames: [PresentedFrame] {
-        lines("video.tsv").compactMap { fields in
-            guard fields.count == 3, let pts = Double(fields[0]), let at = Double(fields[1]) else { return nil }
-            return PresentedFrame(pts: pts, presentedAt: at, md5: String(fields[2]))
-        }
-    }
-
-    var audioCallbacks: [AudioCallback] {
-        lines("audio.tsv").compactMap { fields in
-            guard fields.count == 3, let at = Double(fields[1]), let samples = Int(fields[2]) else { return nil }
-            return AudioCallback(firstPts: Double(fields[0]).flatMap { $0.isNaN ? nil : $0 }, playedAt: at, samples: samples)
-        }
-    }
+    var presentedFrames: [PresentedFrame] { RecordedRun(folder: folder).presentedFrames }
+    var audioCallbacks: [AudioCallback] { RecordedRun(folder: folder).audioCallbacks }
 
     /// When each white frame of the flash-and-beep clip was presented.
     var flashTimes: [Double] {
@@ -128,6 +117,27 @@ final class PlayerSession: @unchecked Sendable {
             times.append(callbacks[callback].playedAt + Double(index % 1024) / Double(audio.rate))
         }
         return times
+    }
+
+    func recordedAudio() throws -> (samples: [Float], rate: Int, channels: Int) { try RecordedRun(folder: folder).recordedAudio() }
+}
+
+/// What the recording outputs (`--vo record`, `--ao record`) left in a folder.
+struct RecordedRun {
+    let folder: String
+
+    var presentedFrames: [PresentedFrame] {
+        lines("video.tsv").compactMap { fields in
+            guard fields.count == 3, let pts = Double(fields[0]), let at = Double(fields[1]) else { return nil }
+            return PresentedFrame(pts: pts, presentedAt: at, md5: String(fields[2]))
+        }
+    }
+
+    var audioCallbacks: [AudioCallback] {
+        lines("audio.tsv").compactMap { fields in
+            guard fields.count == 3, let at = Double(fields[1]), let samples = Int(fields[2]) else { return nil }
+            return AudioCallback(firstPts: Double(fields[0]).flatMap { $0.isNaN ? nil : $0 }, playedAt: at, samples: samples)
+        }
     }
 
     /// The recorded WAV: interleaved samples as floats, its rate and channel count.
