@@ -37,6 +37,8 @@ final class InputContainer: @unchecked Sendable {
     private var sectionChangedConfiguration = false
     /// The pictures variant switches bring that were shown before them (the read thread's).
     private var overlap = SwitchOverlap()
+    /// Live MPEG-TS is parsed here, not by libavformat (`StreamParsers` says why).
+    private var parsers: StreamParsers?
     /// The renditions played alongside (added on the read thread, under `renditionLock` for
     /// `abort` from another), and how far each input (this one first) has been read.
     var renditions: [InputContainer] = []
@@ -175,6 +177,10 @@ final class InputContainer: @unchecked Sendable {
         }
         context = opened
         let formatName = String(cString: opened!.pointee.iformat.pointee.name)
+        if isLive, formatName == "mpegts" {
+            opened!.pointee.flags |= AVFMT_FLAG_NOPARSE
+            parsers = StreamParsers()
+        }
         guard fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: ownStreams.map(StreamAnalysis.header)) else {
             return
         }
@@ -236,8 +242,16 @@ final class InputContainer: @unchecked Sendable {
     /// av_read_frame. Where a sectioned stream's section ends, the next is opened and read on.
     func readOwn(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         while true {
+            if let parsers, parsers.takeNext(into: packet) { return 0 }
             guard let context else { return hp_averror(EIO) }
             let result = av_read_frame(context, packet)
+            if let parsers {
+                if result >= 0, let stream = ownStream(Int(packet.pointee.stream_index)), parsers.parse(packet, of: stream) { continue }
+                if result == hp_averror_eof() {
+                    parsers.flush()
+                    if parsers.takeNext(into: packet) { return 0 }
+                }
+            }
             if result == hp_averror_eof(), let timed, timed.isAtSectionEnd {
                 let reopened = openNextSection()
                 guard reopened >= 0 else { return reopened }
@@ -299,6 +313,7 @@ final class InputContainer: @unchecked Sendable {
     }
 
     func seekOwn(toMicroseconds microseconds: Int64) -> Int32 {
+        parsers?.reset()
         guard let timed else {
             guard let context else { return hp_averror(EIO) }
             return avformat_seek_file(context, -1, Int64.min, microseconds, microseconds, 0)
@@ -334,6 +349,7 @@ final class InputContainer: @unchecked Sendable {
     func seekToFirstByte() -> Int32 {
         guard let context, let pb = context.pointee.pb else { return hp_averror(EIO) }
         guard pb.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 else { return hp_averror(ESPIPE) }
+        parsers?.reset()
         let result = avio_seek(pb, 0, SEEK_SET)
         guard result >= 0 else { return Int32(truncatingIfNeeded: result) }
         avformat_flush(context)
@@ -410,6 +426,7 @@ final class InputContainer: @unchecked Sendable {
     }
 
     func close() {
+        parsers = nil
         if context != nil {
             avformat_close_input(&context)
         }
