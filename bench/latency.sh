@@ -60,5 +60,5 @@ echo "clip: $size at 30 fps, $seconds s; $runs runs, players alternating; $(npro
 echo "== video only =="
 python3 bench/latency.py "$hplayer" "$work/video.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players"
 [ -n "$smoke" ] && exit 0
-echo "== with sound (the audio clock leads) =="
+echo "== with sound =="
 python3 bench/latency.py "$hplayer" "$work/sound.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players"
