@@ -60,5 +60,7 @@ echo "clip: $size at 30 fps, $seconds s; $runs runs, players alternating; $(npro
 echo "== video only =="
 python3 bench/latency.py "$hplayer" "$work/video.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players"
 [ -n "$smoke" ] && exit 0
-echo "== with sound =="
-python3 bench/latency.py "$hplayer" "$work/sound.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players"
+# Not over RTMP: the relay's FLV restamps the pictures in whole milliseconds, which --vo record's
+# pts then do not match, and nginx-rtmp sends a joining viewer the sound before the pictures.
+echo "== with sound (TCP and UDP) =="
+python3 bench/latency.py "$hplayer" "$work/sound.ts" --runs "$runs" --transport tcp,udp --players "$players"

@@ -172,15 +172,27 @@ extension Playback {
             #expect(result.status == 0, "\(result.stderr)")
             let session = RecordedRun(folder: folder)
             let pictures = session.presentedFrames
+            let audio = try session.recordedAudio()
+            let rate = audio.rate
+            // The pts of the first sample heard (not silence): through the callback that played it.
+            let audible = audio.samples.firstIndex { abs($0) > 0.05 }.map { $0 / audio.channels }
+            var played = 0
+            var heard: Double?
+            for callback in session.audioCallbacks {
+                if let audible, audible < played + callback.samples {
+                    heard = callback.firstPts.map { $0 + Double(audible - played) / Double(rate) }
+                    break
+                }
+                played += callback.samples
+            }
             let callbacks = session.audioCallbacks.filter { $0.firstPts != nil }
-            guard let first = pictures.first, let heard = callbacks.first?.firstPts else {
+            guard let first = pictures.first, let heard else {
                 Issue.record("nothing played: \(result.stderr)")
                 return
             }
             // The analysis drops the first half second, so the stream is joined mid-GOP: sound
             // from before the first key frame is read, and is not what starts playback.
             #expect(heard >= first.pts - 0.001 && heard < first.pts + 0.25, "first sound \(heard), first picture \(first.pts)")
-            let rate = try session.recordedAudio().rate
             var worst = 0.0
             for picture in pictures.dropFirst(15) {
                 guard let callback = callbacks.last(where: { $0.playedAt <= picture.presentedAt }),
@@ -362,6 +374,30 @@ extension Playback {
             let shown = presented(folder).map(\.md5)
             let stream = try Fixtures.frameMD5s(clip)
             #expect(shown.count >= stream.count / 2 && Array(stream.suffix(shown.count)) == shown, "\(shown.count) of \(stream.count)")
+        }
+
+        @Test("SRT, hplayer listening and an ffmpeg caller sending the clip in real time: live mode, and the pictures shown are a run of the stream's, exact and in order, from where it joined to within half a second of its end",
+              .timeLimit(.minutes(1)))
+        func srt() throws {
+            let clip = try Clips.liveTS()
+            let port = try freeUDPPort()
+            let folder = Fixtures.newFolder("live-srt")
+            let player = try BackgroundProcess([Command.hplayer, "srt://127.0.0.1:\(port)?mode=listener", "--vo", "record:\(folder)",
+                                                "--ao", "null", "--no-status", "-v"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.7)  // listening before the caller comes
+            let sender = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", clip, "-c", "copy", "-f", "mpegts",
+                                          "srt://127.0.0.1:\(port)?mode=caller"], timeout: 30)
+            #expect(sender.status == 0, "\(sender.stderr)")
+            // The caller gone, the connection is over.
+            #expect(player.wait(timeout: 10) != nil, "still running 10 s after the sender ended")
+            #expect(player.stderr.contains("live mode"), "\(player.stderr)")
+            let shown = presented(folder).map(\.md5)
+            let stream = try Fixtures.frameMD5s(clip)
+            // SRT holds what it receives for its latency window (120 ms) before giving it on: what
+            // it held when the caller left is lost with the connection.
+            let start = shown.first.flatMap { stream.firstIndex(of: $0) } ?? stream.count
+            #expect(shown.count >= stream.count / 2 && Array(stream.dropFirst(start).prefix(shown.count)) == shown
+                        && start + shown.count >= stream.count - 15, "\(shown.count) of \(stream.count) from \(start)")
         }
 
         @Test("--profile=low-latency turns live mode on for a file, and --no-live off for a live input", .timeLimit(.minutes(1)))

@@ -177,7 +177,7 @@ final class InputContainer: @unchecked Sendable {
         }
         context = opened
         let formatName = String(cString: opened!.pointee.iformat.pointee.name)
-        if isLive, formatName == "mpegts" {
+        if isLive, formatName == "mpegts", hlsStream == nil {
             opened!.pointee.flags |= AVFMT_FLAG_NOPARSE
             parsers = StreamParsers()
         }

@@ -5,11 +5,12 @@ import CFFmpeg
 ///
 /// libavformat's H.264 and HEVC parsers end an access unit only when they see the next one
 /// begin. That is a frame interval after it arrived, on top of the interval the TS demuxer has
-/// already waited for the next PES to end this one. A TS PES carries whole access units
-/// (H.222.0's data alignment, as every encoder writes them), so here pictures are parsed as
-/// complete frames, for their headers only (which are key frames), and go on at once: a frame
-/// interval less latency. Sound is split into its frames (a PES may carry several) as
-/// libavformat would. A packet the parser passes through whole goes on as it is, uncopied.
+/// already waited for the next PES to end this one. A TS PES carries whole access units (as
+/// encoders write them; H.222.0 does not require it), so here pictures are parsed as complete
+/// frames, for their headers only (which are key frames), and go on at once: a frame interval
+/// less latency. A stream found to split its pictures over PES packets is parsed fully. Sound is
+/// split into its frames (a PES may carry several) as libavformat would. A packet the parser
+/// passes through whole goes on as it is, uncopied.
 final class StreamParsers {
     /// By stream index, made at a stream's first packet; nil for a stream not parsed (subtitles,
     /// data, a codec with no parser).
@@ -93,13 +94,21 @@ private final class PacketParser {
     /// Where the last frame given ends, in the stream's time base: the timestamp of a frame the
     /// parser gives none (the second frame of a PES).
     private var nextTimestamp = noTimestamp
+    /// Pictures are taken as the complete frames their PES packets carry, until a PES comes
+    /// without a timestamp: it continues the picture before (an encoder that splits pictures
+    /// over PES packets), and the stream is parsed as libavformat does from then on.
+    private var takesWholePictures: Bool
+    /// The duration of the last picture read: the one flushed at the end has no packet to give it.
+    private var lastDuration: Int64 = 0
 
     init?(stream: UnsafeMutablePointer<AVStream>) {
         guard let parameters = stream.pointee.codecpar else { return nil }
         let type = parameters.pointee.codec_type
         guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
               let parser = av_parser_init(Int32(truncatingIfNeeded: parameters.pointee.codec_id.rawValue)) else { return nil }
-        guard let codec = avcodec_alloc_context3(nil), avcodec_parameters_to_context(codec, parameters) >= 0 else {
+        var made = avcodec_alloc_context3(nil)
+        guard let codec = made, avcodec_parameters_to_context(codec, parameters) >= 0 else {
+            avcodec_free_context(&made)
             av_parser_close(parser)
             return nil
         }
@@ -109,7 +118,8 @@ private final class PacketParser {
         self.parameters = parameters
         isAudio = type == AVMEDIA_TYPE_AUDIO
         timeBase = stream.pointee.time_base
-        if !isAudio { parser.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES }
+        takesWholePictures = !isAudio
+        if takesWholePictures { parser.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES }
     }
 
     deinit {
@@ -121,7 +131,7 @@ private final class PacketParser {
     /// A fresh parser: what the old one held is dropped.
     func reset() {
         guard let fresh = av_parser_init(Int32(truncatingIfNeeded: codecID.rawValue)) else { return }
-        fresh.pointee.flags = parser.pointee.flags
+        if takesWholePictures { fresh.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES }
         av_parser_close(parser)
         parser = fresh
         nextTimestamp = noTimestamp
@@ -129,6 +139,11 @@ private final class PacketParser {
 
     func parse(_ input: UnsafeMutablePointer<AVPacket>, stream: Int32, emit: ((UnsafeMutablePointer<AVPacket>) -> Bool) -> Void) {
         defer { av_packet_unref(input) }
+        if takesWholePictures, input.pointee.pts == noTimestamp, input.pointee.dts == noTimestamp {
+            takesWholePictures = false
+            reset()
+            Log.source.info("MPEG-TS stream \(stream) splits its pictures over PES packets: they are joined by libavformat's parser, a frame interval later")
+        }
         var data = input.pointee.data
         var size = input.pointee.size
         var pts = input.pointee.pts
@@ -164,7 +179,8 @@ private final class PacketParser {
     /// libavformat's parse_packet gives them.
     private func fill(_ packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<UInt8>, size: Int32,
                       from input: UnsafeMutablePointer<AVPacket>?, stream: Int32, takesInput: Bool) -> Bool {
-        let duration = input?.pointee.duration ?? 0
+        let duration = input?.pointee.duration ?? lastDuration
+        lastDuration = duration
         let wasKey = (input?.pointee.flags ?? 0) & AV_PKT_FLAG_KEY != 0
         let corrupt = (input?.pointee.flags ?? 0) & AV_PKT_FLAG_CORRUPT
         if let input, takesInput, frame == input.pointee.data, size == input.pointee.size {
@@ -195,10 +211,16 @@ private final class PacketParser {
                 packet.pointee.pts = nextTimestamp
                 packet.pointee.dts = nextTimestamp
             }
-            // The exact duration, not the one rounded down to the time base, as libavformat does.
+            // As libavformat runs on: by the duration given, the parser's rounded to the time
+            // base, the frame size's exact.
             let start = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
-            nextTimestamp = start != noTimestamp && rate > 0 && samples > 0
-                ? av_add_stable(timeBase, start, AVRational(num: samples, den: rate), 1) : noTimestamp
+            if start == noTimestamp || packet.pointee.duration <= 0 {
+                nextTimestamp = noTimestamp
+            } else if parser.pointee.duration > 0 {
+                nextTimestamp = start + packet.pointee.duration
+            } else {
+                nextTimestamp = av_add_stable(timeBase, start, AVRational(num: samples, den: rate), 1)
+            }
         } else {
             packet.pointee.duration = duration
             let keyFrame = parser.pointee.key_frame

@@ -433,7 +433,8 @@ struct PlaybackMachine: Equatable {
         guard shouldRender else { return effects.append(.stopRendering(followsAudio: followsAudio)) }
         let beginsTimeline = timelineSerial != serial
         timelineSerial = serial
-        let start: TimelineStart = configuration.liveLatencyTarget != nil ? .firstPictureNow : hasSeeked ? .firstPicture : .earliestFrame
+        let isLive = configuration.liveLatencyTarget != nil && !configuration.isUntimed
+        let start: TimelineStart = isLive ? .firstPictureNow : hasSeeked ? .firstPicture : .earliestFrame
         effects.append(.startRendering(timelineOf: beginsTimeline ? serial : nil, from: start, followsAudio: followsAudio))
         if !hasVideo { startedIfFirst() }
     }

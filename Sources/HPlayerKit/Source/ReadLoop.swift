@@ -183,6 +183,7 @@ extension FFmpegSource {
     private func deliverDecodeOnly(_ packet: Packet, track index: Int) {
         packet.serial = readSerial
         packet.segment = reading[index].timeline.segment
+        reading[index].lastArrival = MonotonicClock.now()
         tracks[index].countQueued(packet)
         enqueue(packet, to: tracks[index])
     }
