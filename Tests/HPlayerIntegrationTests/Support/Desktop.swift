@@ -22,8 +22,20 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        stop()
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// SIGTERM, then SIGKILL after half a second. A program started from the test process
+    /// inherits its signal mask, in which SIGTERM is blocked: a script that does not unblock it
+    /// (live-sender.py, rtsp-server.py) would outlive its test.
+    private func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = MonotonicClock.now() + 0.5
+        while process.isRunning, MonotonicClock.now() < deadline { MonotonicClock.sleep(until: MonotonicClock.now() + 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     var isRunning: Bool { process.isRunning }
@@ -39,8 +51,7 @@ final class BackgroundProcess: @unchecked Sendable {
         let deadline = MonotonicClock.now() + timeout
         while process.isRunning, MonotonicClock.now() < deadline { MonotonicClock.sleep(until: MonotonicClock.now() + 0.01) }
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            stop()
             return nil
         }
         return process.terminationStatus
