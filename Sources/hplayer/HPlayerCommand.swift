@@ -66,12 +66,21 @@ struct BenchCommand: ParsableCommand {
         discussion: "Prints `frames N seconds S fps F` (video frames, or audio frames when there is no video).")
 
     @Argument(help: "The file or URL.") var url: String
+    @Option(help: "Hardware decoding, as play's --hwdec.")
+    var hwdec: HardwareDecodingArgument = HardwareDecodingArgument(.no)
+    @Option(help: "The video decoder's threads, as play's --vd-lavc-threads.")
+    var vdLavcThreads = 0
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         common.bootstrapLogging()
         var options = SourceOptions()
+        options.hardwareDecoding = hwdec.value
+        guard (0...64).contains(vdLavcThreads) else {
+            throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(vdLavcThreads)")
+        }
+        options.videoDecoderThreads = vdLavcThreads
         try network.apply(to: &options.network)
         do {
             let result = try DecodeBenchmark.run(url: url, options: options)

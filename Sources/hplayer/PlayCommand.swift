@@ -67,6 +67,9 @@ struct PlayCommand: AsyncParsableCommand {
     var rtspTransport: RTSPTransport?
     @Option(help: "Hardware decoding, as mpv's --hwdec: no (the default), auto, vaapi, vdpau, nvdec, cuda or vulkan; software decoding takes over when it cannot start or fails.")
     var hwdec: HardwareDecodingArgument = HardwareDecodingArgument(.no)
+
+    @Option(help: "The video decoder's threads, as mpv's --vd-lavc-threads: 0 (the default) is one per core in software and one with --hwdec.")
+    var vdLavcThreads = 0
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
     var sid: SubtitleChoice = .auto
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
@@ -119,6 +122,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let containerFPSOverride, !(containerFPSOverride >= 0.5 && containerFPSOverride <= 1000) {
             throw CommandLineFailure.usage(input: "--container-fps-override", reason: "expected frames per second from 0.5 to 1000, got \(containerFPSOverride)")
+        }
+        if !(0...64).contains(vdLavcThreads) {
+            throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(vdLavcThreads)")
         }
         if inputs.isEmpty, playlistFile == nil, !idle { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
         if let playlistStart, playlistStart < 0 {
@@ -184,6 +190,7 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.audioTrack = aid
         options.source.frameRateOverride = containerFPSOverride
         options.source.hardwareDecoding = hwdec.value
+        options.source.videoDecoderThreads = vdLavcThreads
         if let live { options.source.live.mode = live ? .always : .never }
         if let liveLatency { options.source.live.latencyTarget = liveLatency }
         options.source.network.rtspTransport = rtspTransport?.rawValue

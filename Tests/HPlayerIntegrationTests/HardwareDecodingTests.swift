@@ -35,6 +35,9 @@ private final class FailingDecoder: Decoder {
     var frameRate: Double? { inner.frameRate }
 }
 
+/// The library's `--hwdec` setting, which the suite's name hides.
+private typealias HardwareDecodingSetting = HardwareDecoding
+
 extension Playback {
     @Suite struct HardwareDecoding {
         @Test("--hwdec=vaapi with no VA-API device: one line says so, and every picture is decoded in software, exact",
@@ -56,6 +59,38 @@ extension Playback {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr == "hplayer: warning: \(clip): --hwdec=vulkan: this FFmpeg has no vulkan decoding for h264: decoding in software\n")
             #expect(md5s == (try Fixtures.frameMD5s(clip)))
+        }
+
+        @Test("--vd-lavc-threads reaches the video decoder: N threads in software and in the software fallback, libavcodec's choice at 0",
+              arguments: [("no", 0), ("no", 1), ("no", 3), ("vulkan", 3)])
+        func decoderThreads(hwdec: String, threads: Int) throws {
+            let clip = try Clips.video("h264")
+            let container = InputContainer(url: clip)
+            try container.open(fullAnalysis: true)
+            defer { container.close() }
+            let stream = try #require(container.ownStream(Int(container.chosenStream(of: .video, number: nil))))
+            let decoder = try VideoDecoderFactory.make(stream: stream, hardware: try #require(HardwareDecodingSetting(hwdec)),
+                                                       input: clip, threads: threads)
+            let software = try #require(decoder as? SoftwareDecoder)
+            // libavcodec resolves 0 as it opens (a thread per core and one more, at most 16): as a decoder left to it.
+            let expected = threads != 0 ? threads : Int(try SoftwareDecoder(stream: stream).context.pointee.thread_count)
+            #expect(Int(software.context.pointee.thread_count) == expected)
+        }
+
+        @Test("--vd-lavc-threads=1 plays every picture exact; -1 is a usage error naming the option", .timeLimit(.minutes(1)))
+        func oneThreadExact() throws {
+            let clip = try Clips.video("h264")
+            let folder = Fixtures.newFolder("vd-lavc-threads")
+            let result = try Command.run([Command.hplayer, clip, "--vd-lavc-threads=1", "--untimed", "--vo", "record:\(folder)",
+                                          "--ao", "null", "--no-status"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let md5s = (try String(contentsOfFile: folder + "/video.tsv", encoding: .utf8)).split(separator: "\n").compactMap {
+                $0.split(separator: "\t").last.map(String.init)
+            }
+            #expect(md5s == (try Fixtures.frameMD5s(clip)))
+            let refused = try Command.run([Command.hplayer, clip, "--vd-lavc-threads=-1", "--vo", "null", "--ao", "null"], timeout: 60)
+            #expect(refused.status == 2 && refused.stderr == "hplayer: error: --vd-lavc-threads: expected 0 (one per core) to 64, got -1\n",
+                    "\(refused.stderr)")
         }
 
         /// Raw H.264 with B-frames and a key frame every 15 pictures (60 in all): no timestamps,

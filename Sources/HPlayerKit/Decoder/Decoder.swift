@@ -31,10 +31,12 @@ protocol Decoder: AnyObject {
 final class SoftwareDecoder: Decoder {
     private let codec: CodecContext
 
-    /// - Parameter slicesOnly: threads on the slices of a picture only (live mode): frame
-    ///   threads each hold a picture back, a frame interval of latency apiece.
-    init(stream: UnsafeMutablePointer<AVStream>, slicesOnly: Bool = false) throws(MediaError) {
-        codec = try CodecContext(stream: stream) { context in
+    /// - Parameters:
+    ///   - threads: libavcodec's thread count; 0 (mpv's `--vd-lavc-threads` default) picks one per core.
+    ///   - slicesOnly: threads on the slices of a picture only (live mode): frame threads each
+    ///     hold a picture back, a frame interval of latency apiece.
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int = 0, slicesOnly: Bool = false) throws(MediaError) {
+        codec = try CodecContext(stream: stream, threads: Int32(clamping: threads)) { context in
             if slicesOnly { context.pointee.thread_type = FF_THREAD_SLICE }
             return 0
         }

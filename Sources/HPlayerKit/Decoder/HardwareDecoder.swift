@@ -11,9 +11,13 @@ final class HardwareDecoder: Decoder {
     private let onDevice: UnsafeMutablePointer<AVFrame>
     private let devicePixelFormat: AVPixelFormat
 
+    /// The decoder's threads when `--vd-lavc-threads` leaves it to us.
+    static let defaultThreads = 1
+
     /// Throws, with the reason, when this FFmpeg cannot decode the stream's codec with `api`,
     /// when no device of that API opens, or when the decoder refuses the device.
-    init(stream: UnsafeMutablePointer<AVStream>, api: HardwareAPI) throws(MediaError) {
+    /// - Parameter threads: libavcodec's frame threads (0: `defaultThreads`).
+    init(stream: UnsafeMutablePointer<AVStream>, api: HardwareAPI, threads: Int = 0) throws(MediaError) {
         let codecID = stream.pointee.codecpar.pointee.codec_id
         let codecName = String(cString: avcodec_get_name(codecID))
         guard let decoder = avcodec_find_decoder(codecID) else {
@@ -39,8 +43,7 @@ final class HardwareDecoder: Decoder {
         onDevice = frame
         devicePixelFormat = format
         do {
-            // One thread: the GPU decodes; frame threads would only hold more surfaces.
-            codec = try CodecContext(stream: stream, threads: 1) { context in
+            codec = try CodecContext(stream: stream, threads: Int32(clamping: threads == 0 ? Self.defaultThreads : threads)) { context in
                 guard let reference = av_buffer_ref(created) else { return hp_averror(ENOMEM) }
                 context.pointee.hw_device_ctx = reference
                 context.pointee.opaque = UnsafeMutableRawPointer(bitPattern: Int(format.rawValue))

@@ -57,22 +57,24 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
 /// Makes a video track's decoder: a hardware one (with a software fallback) where `--hwdec`
 /// asks and one opens, else FFmpeg's software decoder, with one line saying why not.
 enum VideoDecoderFactory {
+    /// - Parameter threads: mpv's `--vd-lavc-threads`: 0 is one per core in software and
+    ///   `HardwareDecoder.defaultThreads` on a GPU.
     static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String,
-                     slicesOnly: Bool = false) throws(MediaError) -> Decoder {
-        guard hardware != .no else { return try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly) }
+                     threads: Int = 0, slicesOnly: Bool = false) throws(MediaError) -> Decoder {
+        guard hardware != .no else { return try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly) }
         var refusals: [String] = []
         for api in hardware.candidates {
             do {
-                let decoder = try HardwareDecoder(stream: stream, api: api)
+                let decoder = try HardwareDecoder(stream: stream, api: api, threads: threads)
                 Log.track.info("\(input): hardware decoding (\(api.rawValue))")
                 return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in
-                    try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly)
+                    try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly)
                 }
             } catch {
                 refusals.append(hardware == .auto ? "\(api.rawValue): \(error.reason)" : error.reason)
             }
         }
         Log.track.warning("\(input): --hwdec=\(hardware): \(refusals.joined(separator: "; ")): decoding in software")
-        return try SoftwareDecoder(stream: stream, slicesOnly: slicesOnly)
+        return try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly)
     }
 }

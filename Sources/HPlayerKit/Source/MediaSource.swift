@@ -53,6 +53,8 @@ public struct SourceOptions: Sendable {
     /// mpv's `--hwdec`: video decoded on the GPU where an API opens, in software otherwise and
     /// from the last key frame after a hardware failure.
     public var hardwareDecoding = HardwareDecoding.no
+    /// mpv's `--vd-lavc-threads`: the video decoder's threads; 0 picks (one per core in software).
+    public var videoDecoderThreads = 0
     /// Live mode (a live protocol, `--live`, `--profile=low-latency`): no start-up buffering, a
     /// decoder thread and queues of a few frames, libavformat's `nobuffer`, and a latency that
     /// playback catches up to; nil plays as a file.

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""4K HEVC decoding on the device machine: software against --hwdec=nvdec, and NVENC against libx264.
+
+Runs there, on the folder prepare.sh filled (FOLDER: pack.py's archive, the clips, their MD5s):
+  measure.py FOLDER OUT
+For each clip, `hplayer bench` runs alternately in software and with --hwdec=nvdec (RUNS times each):
+wall seconds, CPU seconds (the child's user + system, from wait4) and peak RSS. Then each mode plays
+the clip once with --vo record, and the MD5 of every picture presented is compared with what FFmpeg's
+software decoder gives here (prepare.sh): yuv420p for software, and the same pictures converted to the
+GPU's format (NV12, P010) for NVDEC, since the picture is downloaded in the format the GPU decoded.
+Prints a Markdown table and writes OUT/results.json.
+"""
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+
+RUNS = 3
+# (label, --hwdec, --vd-lavc-threads): software with a thread per core, and NVDEC with its default
+# of one decoder thread and with frame threads (more pictures in flight on the GPU at once).
+MODES = [("software", "no", 0), ("nvdec", "nvdec", 0), ("nvdec, 2 threads", "nvdec", 2),
+         ("nvdec, 4 threads", "nvdec", 4)]
+
+
+def driver_folders():
+    """Folders of the NVIDIA libraries FFmpeg opens at run time (libcuda, libnvcuvid, libnvidia-encode)."""
+    found = {}
+    listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    for name in ("libcuda.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1"):
+        for line in listing.splitlines():
+            if line.strip().startswith(name + " "):
+                found[name] = line.split("=>")[-1].strip()
+                break
+        else:
+            for folder in ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/x86_64-linux-gnu",
+                           "/usr/lib64", "/usr/local/cuda/compat", "/usr/local/cuda/lib64"):
+                hits = glob.glob(os.path.join(folder, name + "*"))
+                if hits:
+                    found[name] = hits[0]
+                    break
+    return found
+
+
+def launcher(folder):
+    """How to start hplayer here: directly, or through the carried glibc's loader when this one is older."""
+    direct = [os.path.join(folder, "hplayer")]
+    probe = subprocess.run(direct + ["--version"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        return direct, probe.stdout.strip()
+    glibc = os.path.join(folder, "glibc")
+    loader = [os.path.join(glibc, "ld-linux-x86-64.so.2"), "--library-path",
+              os.environ["LD_LIBRARY_PATH"] + ":" + glibc] + direct
+    probe2 = subprocess.run(loader + ["--version"], capture_output=True, text=True)
+    if probe2.returncode != 0:
+        sys.exit(f"hplayer does not start here: {probe.stderr.strip()} / {probe2.stderr.strip()}")
+    return loader, probe2.stdout.strip() + " (through the carried glibc: " + probe.stderr.strip() + ")"
+
+
+def timed(command, timeout=300):
+    """Runs command: its wall seconds, CPU seconds (user + system), peak RSS (MiB), stdout, stderr, code."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        killer = threading.Timer(timeout, process.kill)
+        killer.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - started
+        killer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read(), err.read(),
+                process.returncode)
+
+
+def framemd5(path):
+    return [line.rsplit(",", 1)[-1].strip() for line in open(path) if line.strip() and not line.startswith("#")]
+
+
+def recorded(folder):
+    return [line.split("\t")[-1].strip() for line in open(os.path.join(folder, "video.tsv")) if line.strip()]
+
+
+def bench(hplayer, clip, mode, threads=0):
+    arguments = hplayer + ["bench", "-v", clip, "--hwdec", mode, "--vd-lavc-threads", str(threads)]
+    wall, cpu, rss, out, err, code = timed(arguments)
+    fields = out.split()
+    fps = float(fields[fields.index("fps") + 1]) if "fps" in fields else None
+    frames = int(fields[fields.index("frames") + 1]) if "frames" in fields else None
+    return {"wall": wall, "cpu": cpu, "rss": rss, "fps": fps, "frames": frames, "rc": code,
+            "hardware": f"hardware decoding ({mode})" in err, "threads": threads, "stderr": err.strip()[-600:]}
+
+
+def exactness(hplayer, clip, mode, threads, reference):
+    folder = tempfile.mkdtemp(prefix="record-")
+    arguments = hplayer + [clip, "--untimed", "--vo", f"record:{folder}", "--ao", "null", "--no-audio",
+                           "--no-status", "--hwdec", mode, "--vd-lavc-threads", str(threads)]
+    _, _, _, _, err, code = timed(arguments)
+    got = recorded(folder) if os.path.exists(os.path.join(folder, "video.tsv")) else []
+    want = framemd5(reference)
+    first_difference = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), None)
+    return {"rc": code, "pictures": len(got), "expected": len(want), "equal": got == want,
+            "first_difference": first_difference, "stderr": err.strip()[-600:]}
+
+
+def encode(hplayer, mode, out):
+    target = os.path.join(out, f"encode-{mode}.mp4")
+    arguments = hplayer + ["encode", "--from", "pattern:3840x2160@30", "-t", "5", "-o", target, "--hwenc", mode]
+    wall, cpu, rss, _, err, code = timed(arguments)
+    check = bench(hplayer, target, "no") if code == 0 else {}
+    os.path.exists(target) and os.remove(target)
+    return {"wall": wall, "cpu": cpu, "rss": rss, "rc": code, "stderr": err.strip()[-600:], "frames_decoded": check.get("frames")}
+
+
+def unpack(folder):
+    """pack.py's archive, unpacked outside the working tree (which travels, so carries it packed)."""
+    bundle = tempfile.mkdtemp(prefix="hplayer-")
+    with tarfile.open(os.path.join(folder, "hplayer.tar.xz")) as archive:
+        archive.extractall(bundle)
+    return bundle
+
+
+def main():
+    folder, out = sys.argv[1], sys.argv[2]
+    bundle = unpack(folder)
+    drivers = driver_folders()
+    os.environ["LD_LIBRARY_PATH"] = ":".join([os.path.join(bundle, "lib")] +
+                                             sorted({os.path.dirname(p) for p in drivers.values()}))
+    hplayer, version = launcher(bundle)
+    results = {"version": version, "drivers": drivers, "cores": os.cpu_count(), "clips": {}, "encode": {}}
+    print(version, drivers, f"{os.cpu_count()} cores", flush=True)
+    for clip_name in ("hevc-2160p-8bit.mp4", "hevc-2160p-10bit.mp4"):
+        clip = os.path.join(folder, clip_name)
+        stem = clip_name.removesuffix(".mp4").removeprefix("hevc-2160p-")
+        runs, exact = {label: [] for label, _, _ in MODES}, {}
+        for _ in range(RUNS):
+            for label, mode, threads in MODES:
+                runs[label].append(bench(hplayer, clip, mode, threads))
+                print(clip_name, label, {k: v for k, v in runs[label][-1].items() if k != "stderr"}, flush=True)
+        for label, mode, threads in MODES:
+            reference = os.path.join(folder, f"ref-{stem}-{'sw' if mode == 'no' else 'hw'}.md5")
+            exact[label] = exactness(hplayer, clip, mode, threads, reference)
+            print(clip_name, label, "exact", exact[label], flush=True)
+        results["clips"][clip_name] = {"runs": runs, "exact": exact}
+    for mode in ("no", "nvenc"):
+        results["encode"][mode] = encode(hplayer, mode, out)
+        print("encode", mode, results["encode"][mode], flush=True)
+    with open(os.path.join(out, "results.json"), "w") as file:
+        json.dump(results, file, indent=1)
+    print("\n| clip | decoder | fps (bench) | wall s | CPU s | CPU ms per frame | peak RSS MiB | in hardware | pictures exact |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for clip_name, clip in results["clips"].items():
+        for label, runs in clip["runs"].items():
+            median = lambda key: statistics.median(r[key] for r in runs if r[key] is not None)
+            frames = runs[0]["frames"] or 1
+            exact = clip["exact"][label]
+            print(f"| {clip_name} | {label} | {median('fps'):.1f} | {median('wall'):.2f} "
+                  f"| {median('cpu'):.2f} | {1000 * median('cpu') / frames:.1f} | {median('rss'):.0f} | {all(r['hardware'] for r in runs)} "
+                  f"| {exact['equal']} ({exact['pictures']}/{exact['expected']}) |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Makes .hw/ for bench/hwdec/measure.py on the device machine: a release hplayer with the libraries
+# it loads (pack.py), two 4K HEVC clips (8-bit and 10-bit, 30 fps, noise as bench/compare.sh's)
+# and FFmpeg's framemd5 of each, decoded in software here, in the CPU's and in the GPU's formats.
+# Then, on the device: python3 bench/hwdec/measure.py .hw "$OUT"  (carry .hw).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+grep -qx '/.hw/' .git/info/exclude || echo /.hw/ >>.git/info/exclude
+mkdir -p .hw
+swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer
+python3 bench/hwdec/pack.py .build/bench/release/hplayer .hw/hplayer.tar.xz  # measure.py unpacks it there
+seconds=${HWDEC_SECONDS:-6}  # the 54 MiB of .hw fit the 64 MiB a device call takes
+clip() {  # name, seconds, pixel format
+  [ -s ".hw/$1" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=3840x2160:rate=30:duration=$2,noise=alls=8:allf=t" \
+    -c:v libx265 -preset ultrafast -x265-params log-level=error -b:v 20M -pix_fmt "$3" ".hw/$1"
+}
+clip hevc-2160p-8bit.mp4 "$seconds" yuv420p
+clip hevc-2160p-10bit.mp4 $((seconds / 2)) yuv420p10le
+# NVDEC's pictures come down as NV12 and P010: the software pictures converted to those (a lossless
+# reordering and shift; checked by converting back) are what they must equal.
+for depth in 8bit:nv12:yuv420p 10bit:p010le:yuv420p10le; do
+  IFS=: read -r name gpu cpu <<<"$depth"
+  ffmpeg -v error -y -i ".hw/hevc-2160p-$name.mp4" -an -f framemd5 ".hw/ref-$name-sw.md5"
+  ffmpeg -v error -y -i ".hw/hevc-2160p-$name.mp4" -an -pix_fmt "$gpu" -f framemd5 ".hw/ref-$name-hw.md5"
+  ffmpeg -v error -y -i ".hw/hevc-2160p-$name.mp4" -an -vf "format=$gpu,format=$cpu" -f framemd5 ".hw/round-trip.md5"
+  cmp -s <(grep -v '^#' ".hw/ref-$name-sw.md5") <(grep -v '^#' .hw/round-trip.md5) \
+    || { echo "prepare.sh: $cpu -> $gpu -> $cpu is not lossless" >&2; exit 1; }
+  rm .hw/round-trip.md5
+done
+du -sh .hw
