@@ -79,6 +79,8 @@ if [ "$status" -eq 0 ]; then
   bench/encode.sh --smoke || status=$?
   echo "== bench/latency.sh --smoke =="
   bench/latency.sh --smoke || status=$?
+  echo "== bench/hwdec/smoke.sh =="
+  bench/hwdec/smoke.sh || status=$?
 fi
 # The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
 # with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.

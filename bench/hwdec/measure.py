@@ -8,7 +8,9 @@ wall seconds, CPU seconds (the child's user + system, from wait4) and peak RSS. 
 the clip once with --vo record, and the MD5 of every picture presented is compared with what FFmpeg's
 software decoder gives here (prepare.sh): yuv420p for software, and the same pictures converted to the
 GPU's format (NV12, P010) for NVDEC, since the picture is downloaded in the format the GPU decoded.
-Prints a Markdown table and writes OUT/results.json.
+Prints a Markdown table and writes OUT/results.json. Exits 1 when a run fails (a stub called
+aborts it) or a picture differs, in software or where the GPU decoded it.
+HWDEC_SMOKE=1 (bench/hwdec/smoke.sh, without a GPU): one run each, and a short encode.
 """
 import glob
 import json
@@ -21,11 +23,11 @@ import tempfile
 import threading
 import time
 
-RUNS = 3
+SMOKE = os.environ.get("HWDEC_SMOKE") == "1"
+RUNS = 1 if SMOKE else 3
 # (label, --hwdec, --vd-lavc-threads): software with a thread per core, and NVDEC with its default
 # of one decoder thread and with frame threads (more pictures in flight on the GPU at once).
-MODES = [("software", "no", 0), ("nvdec", "nvdec", 0), ("nvdec, 2 threads", "nvdec", 2),
-         ("nvdec, 4 threads", "nvdec", 4)]
+MODES = [("software", "no", 0), ("nvdec", "nvdec", 0), ("nvdec, 4 threads", "nvdec", 4)]
 
 
 def driver_folders():
@@ -87,17 +89,20 @@ def recorded(folder):
     return [line.split("\t")[-1].strip() for line in open(os.path.join(folder, "video.tsv")) if line.strip()]
 
 
-def bench(hplayer, clip, mode, threads=0):
+def bench(hplayer, clip, mode, threads=0, before=None):
+    hplayer = before or hplayer
     arguments = hplayer + ["bench", "-v", clip, "--hwdec", mode, "--vd-lavc-threads", str(threads)]
     wall, cpu, rss, out, err, code = timed(arguments)
     fields = out.split()
     fps = float(fields[fields.index("fps") + 1]) if "fps" in fields else None
     frames = int(fields[fields.index("frames") + 1]) if "frames" in fields else None
     return {"wall": wall, "cpu": cpu, "rss": rss, "fps": fps, "frames": frames, "rc": code,
-            "hardware": f"hardware decoding ({mode})" in err, "threads": threads, "stderr": err.strip()[-600:]}
+            "hardware": f"hardware decoding ({mode})" in err, "threads": threads,
+            "page_locked": "page-locked buffers" in err, "stderr": err.strip()[-600:]}
 
 
-def exactness(hplayer, clip, mode, threads, reference):
+def exactness(hplayer, clip, mode, threads, reference, before=None):
+    hplayer = before or hplayer
     folder = tempfile.mkdtemp(prefix="record-")
     arguments = hplayer + [clip, "--untimed", "--vo", f"record:{folder}", "--ao", "null", "--no-audio",
                            "--no-status", "--hwdec", mode, "--vd-lavc-threads", str(threads)]
@@ -111,7 +116,8 @@ def exactness(hplayer, clip, mode, threads, reference):
 
 def encode(hplayer, mode, out):
     target = os.path.join(out, f"encode-{mode}.mp4")
-    arguments = hplayer + ["encode", "--from", "pattern:3840x2160@30", "-t", "5", "-o", target, "--hwenc", mode]
+    size, seconds = ("320x180", "0.5") if SMOKE else ("3840x2160", "5")
+    arguments = hplayer + ["encode", "--from", f"pattern:{size}@30", "-t", seconds, "-o", target, "--hwenc", mode]
     wall, cpu, rss, _, err, code = timed(arguments)
     check = bench(hplayer, target, "no") if code == 0 else {}
     os.path.exists(target) and os.remove(target)
@@ -133,19 +139,23 @@ def main():
     os.environ["LD_LIBRARY_PATH"] = ":".join([os.path.join(bundle, "lib")] +
                                              sorted({os.path.dirname(p) for p in drivers.values()}))
     hplayer, version = launcher(bundle)
+    # A build to compare with (pack.py --before): run as hplayer is, with its path swapped.
+    before = [part.replace(os.path.join(bundle, "hplayer"), os.path.join(bundle, "hplayer-before")) for part in hplayer] \
+        if os.path.exists(os.path.join(bundle, "hplayer-before")) else None
+    modes = MODES + ([("nvdec, before", "nvdec", 0)] if before else [])
     results = {"version": version, "drivers": drivers, "cores": os.cpu_count(), "clips": {}, "encode": {}}
     print(version, drivers, f"{os.cpu_count()} cores", flush=True)
     for clip_name in ("hevc-2160p-8bit.mp4", "hevc-2160p-10bit.mp4"):
         clip = os.path.join(folder, clip_name)
         stem = clip_name.removesuffix(".mp4").removeprefix("hevc-2160p-")
-        runs, exact = {label: [] for label, _, _ in MODES}, {}
+        runs, exact = {label: [] for label, _, _ in modes}, {}
         for _ in range(RUNS):
-            for label, mode, threads in MODES:
-                runs[label].append(bench(hplayer, clip, mode, threads))
+            for label, mode, threads in modes:
+                runs[label].append(bench(hplayer, clip, mode, threads, before if label.endswith("before") else None))
                 print(clip_name, label, {k: v for k, v in runs[label][-1].items() if k != "stderr"}, flush=True)
-        for label, mode, threads in MODES:
+        for label, mode, threads in modes:
             reference = os.path.join(folder, f"ref-{stem}-{'sw' if mode == 'no' else 'hw'}.md5")
-            exact[label] = exactness(hplayer, clip, mode, threads, reference)
+            exact[label] = exactness(hplayer, clip, mode, threads, reference, before if label.endswith("before") else None)
             print(clip_name, label, "exact", exact[label], flush=True)
         results["clips"][clip_name] = {"runs": runs, "exact": exact}
     for mode in ("no", "nvenc"):
@@ -153,16 +163,25 @@ def main():
         print("encode", mode, results["encode"][mode], flush=True)
     with open(os.path.join(out, "results.json"), "w") as file:
         json.dump(results, file, indent=1)
-    print("\n| clip | decoder | fps (bench) | wall s | CPU s | CPU ms per frame | peak RSS MiB | in hardware | pictures exact |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| clip | decoder | fps (bench) | wall s | CPU s | CPU ms per frame | peak RSS MiB | in hardware | page-locked | pictures exact |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for clip_name, clip in results["clips"].items():
         for label, runs in clip["runs"].items():
             median = lambda key: statistics.median(r[key] for r in runs if r[key] is not None)
             frames = runs[0]["frames"] or 1
             exact = clip["exact"][label]
             print(f"| {clip_name} | {label} | {median('fps'):.1f} | {median('wall'):.2f} "
-                  f"| {median('cpu'):.2f} | {1000 * median('cpu') / frames:.1f} | {median('rss'):.0f} | {all(r['hardware'] for r in runs)} "
+                  f"| {median('cpu'):.2f} | {1000 * median('cpu') / frames:.1f} | {median('rss'):.0f} | {all(r['hardware'] for r in runs)} | {all(r['page_locked'] for r in runs)} "
                   f"| {exact['equal']} ({exact['pictures']}/{exact['expected']}) |")
+    failures = [f"{clip_name} {label}: run failed" for clip_name, clip in results["clips"].items()
+                for label, runs in clip["runs"].items() if any(r["rc"] != 0 for r in runs)]
+    failures += [f"{clip_name} {label}: pictures differ" for clip_name, clip in results["clips"].items()
+                 for label, exact in clip["exact"].items()
+                 if exact["rc"] != 0 or (not exact["equal"] and (label == "software" or all(r["hardware"] for r in clip["runs"][label])))]
+    failures += [f"encode {mode}: failed" for mode, result in results["encode"].items() if result["rc"] != 0]
+    for failure in failures:
+        print("measure.py:", failure, file=sys.stderr)
+    sys.exit(1 if failures else 0)
 
 
 if __name__ == "__main__":

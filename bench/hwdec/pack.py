@@ -7,13 +7,15 @@ filters pull in speech synthesis, ICU data, LAPACK, ...). So the libraries the d
 calls are replaced by stubs: a tiny library with the same soname, version nodes and symbols, whose
 functions all abort naming the library. A stub that is called fails loudly, never silently.
 
-Usage: pack.py BINARY OUT.tar.xz [--keep SONAME ...]
+Usage: pack.py BINARY OUT.tar.xz [--keep SONAME ...] [--before BINARY]
+--before adds another build as hplayer-before (the same libraries), for measure.py to compare.
 The archive holds hplayer (debug info stripped), lib/ (kept libraries and stubs) and glibc/ (for a
 machine whose glibc is older); run it with LD_LIBRARY_PATH=lib. Try it here first with that path: the stubs then stand in for the real ones.
 """
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -100,7 +102,8 @@ def make_stub(soname, path, folder):
             out.write(f'void f{index}(void) __asm__("{name}") __attribute__((alias("hp_stub")));\n')
         for index, (name, size) in enumerate(objects):
             out.write(f'char d{index}[{max(size, 1)}] __asm__("{name}") __attribute__((aligned(16)));\n')
-    arguments = ["gcc", "-shared", "-fPIC", "-O1", "-w", "-fno-builtin", f"-Wl,-soname,{soname}", "-o",
+    compiler = os.environ.get("CC") or shutil.which("gcc") or shutil.which("clang") or "cc"  # Swift brings clang
+    arguments = [compiler, "-shared", "-fPIC", "-O1", "-w", "-fno-builtin", f"-Wl,-soname,{soname}", "-o",
                  os.path.join(folder, "lib", soname), source]
     if versions:
         script = os.path.join(folder, soname + ".map")
@@ -116,6 +119,7 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("archive")
     parser.add_argument("--keep", nargs="*", default=[])
+    parser.add_argument("--before")
     arguments = parser.parse_args()
     paths = resolve(arguments.binary)
     for name in OPENED:
@@ -128,8 +132,13 @@ def main():
             make_stub(name, paths[name], folder)
         binary = os.path.join(folder, "hplayer")
         subprocess.run(["objcopy", "--strip-debug", arguments.binary, binary], check=True)
-        with tarfile.open(arguments.archive, "w:xz", preset=6) as archive:
+        preset = int(os.environ.get("HWDEC_XZ_PRESET", "6"))  # 0 for the smoke run: fast, larger
+        with tarfile.open(arguments.archive, "w:xz", preset=preset) as archive:
             archive.add(binary, "hplayer")
+            if arguments.before:
+                before = os.path.join(folder, "hplayer-before")
+                subprocess.run(["objcopy", "--strip-debug", arguments.before, before], check=True)
+                archive.add(before, "hplayer-before")
             for name in sorted(whole):
                 archive.add(os.path.realpath(paths[name]), "lib/" + name)
             for name in sorted(stubbed):

@@ -7,6 +7,7 @@
 #include <libavutil/rational.h>
 #include <errno.h>
 #include <stdint.h>
+#include "DownloadPool.h"
 
 // Macros Swift cannot import.
 static inline int hp_averror(int posix_error) { return AVERROR(posix_error); }

@@ -7,6 +7,10 @@ import CHPlayerShim
 final class HardwareDecoder: Decoder {
     private let codec: CodecContext
     private var device: UnsafeMutablePointer<AVBufferRef>?
+    /// Reused host buffers the pictures are downloaded into, page-locked on CUDA.
+    private var downloads: OpaquePointer?
+    private let api: HardwareAPI
+    private var saidHowDownloaded = false
     /// The GPU frame a picture is received into before its download.
     private let onDevice: UnsafeMutablePointer<AVFrame>
     private let devicePixelFormat: AVPixelFormat
@@ -42,6 +46,8 @@ final class HardwareDecoder: Decoder {
         device = created
         onDevice = frame
         devicePixelFormat = format
+        downloads = hp_download_pool_new(created)
+        self.api = api
         do {
             codec = try CodecContext(stream: stream, threads: Int32(clamping: threads == 0 ? Self.defaultThreads : threads)) { context in
                 guard let reference = av_buffer_ref(created) else { return hp_averror(ENOMEM) }
@@ -63,6 +69,7 @@ final class HardwareDecoder: Decoder {
         } catch {
             var owned: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&owned)
+            hp_download_pool_free(&downloads)
             av_buffer_unref(&device)
             throw error
         }
@@ -71,6 +78,7 @@ final class HardwareDecoder: Decoder {
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = onDevice
         av_frame_free(&frame)
+        hp_download_pool_free(&downloads)
         av_buffer_unref(&device)
     }
 
@@ -98,8 +106,19 @@ final class HardwareDecoder: Decoder {
             av_frame_move_ref(frame, onDevice)  // a picture the decoder gave in system memory
             return .ok
         }
-        var result = av_hwframe_transfer_data(frame, onDevice, 0)
-        if result >= 0 { result = av_frame_copy_props(frame, onDevice) }
+        av_frame_unref(frame)  // as avcodec_receive_frame would: the pool fills an empty frame
+        var result: Int32
+        if let downloads {
+            result = hp_download_pool_transfer(downloads, frame, onDevice)
+            if result >= 0, !saidHowDownloaded {
+                saidHowDownloaded = true
+                let memory = hp_download_pool_is_pinned(downloads) != 0 ? "page-locked" : "pageable"
+                Log.track.info("\(api.rawValue): pictures downloaded into reused \(memory) buffers")
+            }
+        } else {
+            result = av_hwframe_transfer_data(frame, onDevice, 0)
+            if result >= 0 { result = av_frame_copy_props(frame, onDevice) }
+        }
         guard result >= 0 else {
             av_frame_unref(frame)
             return .failed(FFmpegError(result))
