@@ -6,8 +6,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-// Rows as FFmpeg's own frame buffers align them (SIMD loads), and a tail for readers that overrun.
-enum { ALIGNMENT = 64, PADDING = 64 };
+// Rows as FFmpeg's own frame buffers align them (SIMD loads), planes of whole 32-row blocks as
+// av_frame_get_buffer's, and a tail for readers that overrun.
+enum { ALIGNMENT = 64, ROWS = 32, PADDING = 64 };
 
 /// The CUDA driver calls for page-locked memory. libcuda is already loaded when a CUDA device
 /// exists (libavutil opened it), so it is looked up, never loaded, here.
@@ -49,10 +50,9 @@ struct HPDownloadPool {
 static void pinned_free(void *opaque, uint8_t *data) {
     Generation *generation = opaque;
     void *popped;
-    if (cuda.push(generation->context) == 0) {
-        cuda.free(data);
-        cuda.pop(&popped);
-    }
+    int pushed = cuda.push(generation->context) == 0;
+    cuda.free(data);
+    if (pushed) cuda.pop(&popped);
 }
 
 static AVBufferRef *generation_alloc(void *opaque, size_t size) {
@@ -123,17 +123,31 @@ static int fit(HPDownloadPool *pool, enum AVPixelFormat format, int width, int h
     return 0;
 }
 
+/// The format a picture comes down in: the first the device offers, as av_hwframe_transfer_data
+/// picks (NV12 on VDPAU, whose surfaces say YUV420P; the surface's own format elsewhere).
+static enum AVPixelFormat download_format(const AVFrame *source) {
+    enum AVPixelFormat *formats = NULL, format = AV_PIX_FMT_NONE;
+    if (av_hwframe_transfer_get_formats(source->hw_frames_ctx, AV_HWFRAME_TRANSFER_DIRECTION_FROM, &formats, 0) >= 0)
+        format = formats[0];
+    av_free(formats);
+    return format;
+}
+
 int hp_download_pool_transfer(HPDownloadPool *pool, AVFrame *destination, const AVFrame *source) {
+    av_frame_unref(destination);
     if (!source->hw_frames_ctx) return AVERROR(EINVAL);
     const AVHWFramesContext *frames = (const AVHWFramesContext *)source->hw_frames_ctx->data;
+    enum AVPixelFormat format = download_format(source);
+    if (format == AV_PIX_FMT_NONE) return AVERROR(ENOSYS);
     // The surface's size (the coded one): the picture may be cropped inside it.
-    int result = fit(pool, frames->sw_format, frames->width, frames->height);
+    int rows = FFALIGN(frames->height, ROWS);
+    int result = fit(pool, format, frames->width, rows);
     if (result < 0) return result;
     destination->buf[0] = av_buffer_pool_get(pool->buffers);
     if (!destination->buf[0]) return AVERROR(ENOMEM);
     result = av_image_fill_arrays(destination->data, destination->linesize, destination->buf[0]->data,
-                                  frames->sw_format, frames->width, frames->height, ALIGNMENT);
-    destination->format = frames->sw_format;
+                                  format, frames->width, rows, ALIGNMENT);
+    destination->format = format;
     destination->width = source->width;
     destination->height = source->height;
     if (result >= 0) result = av_hwframe_transfer_data(destination, source, 0);

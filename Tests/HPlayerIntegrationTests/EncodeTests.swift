@@ -90,6 +90,20 @@ extension Playback {
                     && stream["profile"] == "LC", "\(stream)")
         }
 
+        @Test("A test pattern, read faster than it is encoded, is read at most 64 MiB ahead: peak memory under 700 MiB for 6 s of 720p with one x264 thread (the 256 raw RGB pictures read ahead before held 675 MiB alone)",
+              .timeLimit(.minutes(2)))
+        func patternReadAheadBounded() throws {
+            let folder = Fixtures.newFolder("encode-memory")
+            // The child's peak resident memory, from its rusage.
+            let measure = "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+                + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)"
+            let result = try Command.run(["python3", "-c", measure, Command.hplayer, "encode", "--from", "pattern:1280x720@30", "-t", "6",
+                                          "--encoder-threads", "1", "-o", folder + "/pattern.mp4"], timeout: 100)
+            #expect(result.status == 0, "\(result.stderr)")
+            let peakKiB = try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdout)")
+            #expect(peakKiB < 700 * 1024, "peak RSS \(peakKiB / 1024) MiB")
+        }
+
         @Test("ADTS refuses a channel count it cannot express: exit 1, one line naming the file, no encoder line")
         func adtsRefusesSevenChannels() throws {
             let folder = Fixtures.newFolder("adts-refused")

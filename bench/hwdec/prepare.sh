@@ -3,19 +3,22 @@
 # it loads (pack.py), two 4K HEVC clips (8-bit and 10-bit, 30 fps, noise as bench/compare.sh's)
 # and FFmpeg's framemd5 of each, decoded in software here, in the CPU's and in the GPU's formats.
 # Then, on the device: python3 bench/hwdec/measure.py .hw "$OUT"  (carry .hw).
+# Arguments go to pack.py (--before OTHER_BUILD to compare two builds).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 grep -qx '/.hw/' .git/info/exclude || echo /.hw/ >>.git/info/exclude
 mkdir -p .hw
 swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer
-python3 bench/hwdec/pack.py .build/bench/release/hplayer .hw/hplayer.tar.xz  # measure.py unpacks it there
-seconds=${HWDEC_SECONDS:-6}  # the 54 MiB of .hw fit the 64 MiB a device call takes
+python3 bench/hwdec/pack.py .build/bench/release/hplayer .hw/hplayer.tar.xz "$@"  # measure.py unpacks it there
+# 13 and 7.5 MiB: with the 34 MiB pack (39 with --before) and the repository, within the 64 MiB a
+# device call takes.
+seconds=${HWDEC_SECONDS:-4}
 clip() {  # name, seconds, pixel format
   [ -s ".hw/$1" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=3840x2160:rate=30:duration=$2,noise=alls=8:allf=t" \
     -c:v libx265 -preset ultrafast -x265-params log-level=error -b:v 20M -pix_fmt "$3" ".hw/$1"
 }
 clip hevc-2160p-8bit.mp4 "$seconds" yuv420p
-clip hevc-2160p-10bit.mp4 $((seconds / 2)) yuv420p10le
+clip hevc-2160p-10bit.mp4 3 yuv420p10le
 # NVDEC's pictures come down as NV12 and P010: the software pictures converted to those (a lossless
 # reordering and shift; checked by converting back) are what they must equal.
 for depth in 8bit:nv12:yuv420p 10bit:p010le:yuv420p10le; do

@@ -48,6 +48,8 @@ public struct EncodeProgress: Sendable, Equatable {
 /// plays, or a capture device), a thread per stream encodes what its track decodes, and every
 /// packet goes to each output that takes its kind.
 public final class EncodeSession: SourceDelegate, @unchecked Sendable {
+    /// The packets read ahead of decoding, at most: the encoder, not the reading, sets the pace.
+    static let readAheadBytes = 64 << 20
     public let job: EncodeJob
     /// The input, and the sound's own when it has one: each opens on its read thread, and
     /// encoding starts when the last has opened.
@@ -104,6 +106,8 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
             // Encoding reads as fast as it can: live mode's small queues and single decoder thread are for watching.
             options.live.mode = .never
             options.buffering.maximumBufferedDuration = .infinity
+            // But not unbounded in memory: a capture or lavfi source's packets are whole pictures.
+            options.buffering.maximumBufferedBytes = EncodeSession.readAheadBytes
             options.network = job.network
             options.inputFormat = format
             options.mediaKinds = kinds
