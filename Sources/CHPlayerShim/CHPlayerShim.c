@@ -8,11 +8,23 @@
 
 static hp_log_sink current_sink;
 static _Thread_local int quiet_depth;
+/// The first warning or error said while quiet, for the caller's own line.
+static _Thread_local char quiet_first[256];
 
 static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
 {
-    if (quiet_depth > 0 && level < AV_LOG_VERBOSE)
+    if (quiet_depth > 0 && level < AV_LOG_VERBOSE) {
+        if (level <= AV_LOG_WARNING && quiet_first[0] == '\0') {
+            va_list copy;
+            va_copy(copy, vl);
+            vsnprintf(quiet_first, sizeof(quiet_first), fmt, copy);
+            va_end(copy);
+            size_t length = strlen(quiet_first);
+            while (length > 0 && (quiet_first[length - 1] == '\n' || quiet_first[length - 1] == '.'))
+                quiet_first[--length] = '\0';
+        }
         level = AV_LOG_VERBOSE;
+    }
     if (level > av_log_get_level() || current_sink == NULL)
         return;
     char line[1024];
@@ -28,6 +40,13 @@ static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
 void hp_log_quiet(int quiet)
 {
     quiet_depth += quiet ? 1 : -1;
+}
+
+int hp_log_quiet_take(char *buffer, int size)
+{
+    int length = snprintf(buffer, (size_t)size, "%s", quiet_first);
+    quiet_first[0] = '\0';
+    return length;
 }
 
 void hp_set_log_sink(hp_log_sink sink, int max_level)

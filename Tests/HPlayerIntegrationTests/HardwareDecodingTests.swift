@@ -93,6 +93,19 @@ extension Playback {
                     "\(refused.stderr)")
         }
 
+        @Test("The first warning or error libav* says while quiet (as a hardware decoder's calls are) is kept as the reason for the fallback's line, without its trailing period, and forgotten once taken")
+        func quietLineKeptAsReason() {
+            FFmpegLogBridge.install(level: .error)
+            hp_log_quiet(1)
+            _ = av_image_check_size(0, 0, 0, nil)
+            _ = av_image_check_size(1, 0, 0, nil)
+            hp_log_quiet(0)
+            var line = [CChar](repeating: 0, count: 256)
+            #expect(hp_log_quiet_take(&line, Int32(line.count)) > 0)
+            #expect(String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == "Picture size 0x0 is invalid")
+            #expect(hp_log_quiet_take(&line, Int32(line.count)) == 0)
+        }
+
         /// Raw H.264 with B-frames and a key frame every 15 pictures (60 in all): no timestamps,
         /// so pictures already given are told by count.
         static func rawWithGOPs() throws -> String {

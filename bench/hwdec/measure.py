@@ -11,6 +11,7 @@ GPU's format (NV12, P010) for NVDEC, since the picture is downloaded in the form
 Prints a Markdown table and writes OUT/results.json. Exits 1 when a run fails (a stub called
 aborts it) or a picture differs, in software or where the GPU decoded it.
 HWDEC_SMOKE=1 (bench/hwdec/smoke.sh, without a GPU): one run each, and a short encode.
+HWDEC_FALLBACKS_ONLY=1: the fallback streams alone.
 """
 import glob
 import json
@@ -124,6 +125,32 @@ def encode(hplayer, mode, out):
     return {"wall": wall, "cpu": cpu, "rss": rss, "rc": code, "stderr": err.strip()[-600:], "frames_decoded": check.get("frames")}
 
 
+def fallbacks(hplayer, folder):
+    """--hwdec=nvdec on streams NVDEC cannot decode (H.264 4:2:2): from the start, and after a 4:2:0
+    part it did decode. One line should say so, and no picture be lost, doubled or changed: each
+    equals the reference picture as the GPU gives it (NV12) or as software does (the pictures
+    after the last key frame before the change are decoded again in software), per prepare.sh's
+    fallback-*.md5 and fallback-*.sw.md5."""
+    results = {}
+    for clip in sorted(glob.glob(os.path.join(folder, "fallback-*.h264"))):
+        name, base = os.path.basename(clip), clip.removesuffix(".h264")
+        record = tempfile.mkdtemp(prefix="record-")
+        _, _, _, _, err, code = timed(hplayer + [clip, "--untimed", "--vo", f"record:{record}", "--ao", "null",
+                                                 "--no-status", "--hwdec", "nvdec"])
+        got = recorded(record) if os.path.exists(os.path.join(record, "video.tsv")) else []
+        gpu = framemd5(base + ".md5")
+        cpu = framemd5(base + ".sw.md5") if os.path.exists(base + ".sw.md5") else gpu
+        lines = [line for line in err.splitlines() if line.strip()]
+        results[name] = {
+            "rc": code, "pictures": len(got), "expected": len(gpu),
+            "equal": len(got) == len(gpu) and all(g in (h, s) for g, h, s in zip(got, gpu, cpu)),
+            "from_gpu": sum(1 for g, h, s in zip(got, gpu, cpu) if g == h != s),
+            "hardware_lines": [line for line in lines if "nvdec" in line or line.startswith("hplayer: warning: [")],
+        }
+        print(name, results[name], flush=True)
+    return results
+
+
 def unpack(folder):
     """pack.py's archive, unpacked outside the working tree (which travels, so carries it packed)."""
     bundle = tempfile.mkdtemp(prefix="hplayer-")
@@ -145,7 +172,8 @@ def main():
     modes = MODES + ([("nvdec, before", "nvdec", 0)] if before else [])
     results = {"version": version, "drivers": drivers, "cores": os.cpu_count(), "clips": {}, "encode": {}}
     print(version, drivers, f"{os.cpu_count()} cores", flush=True)
-    for clip_name in ("hevc-2160p-8bit.mp4", "hevc-2160p-10bit.mp4"):
+    only_fallbacks = os.environ.get("HWDEC_FALLBACKS_ONLY") == "1"
+    for clip_name in () if only_fallbacks else ("hevc-2160p-8bit.mp4", "hevc-2160p-10bit.mp4"):
         clip = os.path.join(folder, clip_name)
         stem = clip_name.removesuffix(".mp4").removeprefix("hevc-2160p-")
         runs, exact = {label: [] for label, _, _ in modes}, {}
@@ -158,7 +186,8 @@ def main():
             exact[label] = exactness(hplayer, clip, mode, threads, reference, before if label.endswith("before") else None)
             print(clip_name, label, "exact", exact[label], flush=True)
         results["clips"][clip_name] = {"runs": runs, "exact": exact}
-    for mode in ("no", "nvenc"):
+    results["fallbacks"] = fallbacks(hplayer, folder)
+    for mode in () if only_fallbacks else ("no", "nvenc"):
         results["encode"][mode] = encode(hplayer, mode, out)
         print("encode", mode, results["encode"][mode], flush=True)
     with open(os.path.join(out, "results.json"), "w") as file:
@@ -178,6 +207,9 @@ def main():
     failures += [f"{clip_name} {label}: pictures differ" for clip_name, clip in results["clips"].items()
                  for label, exact in clip["exact"].items()
                  if exact["rc"] != 0 or (not exact["equal"] and (label == "software" or all(r["hardware"] for r in clip["runs"][label])))]
+    failures += [f"{name}: pictures differ" for name, exact in results["fallbacks"].items() if exact["rc"] != 0 or not exact["equal"]]
+    failures += [f"{name}: libav*'s own lines shown" for name, exact in results["fallbacks"].items()
+                 if any(line.startswith("hplayer: warning: [") for line in exact["hardware_lines"])]
     failures += [f"encode {mode}: failed" for mode, result in results["encode"].items() if result["rc"] != 0]
     for failure in failures:
         print("measure.py:", failure, file=sys.stderr)

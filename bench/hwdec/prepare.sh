@@ -30,4 +30,20 @@ for depth in 8bit:nv12:yuv420p 10bit:p010le:yuv420p10le; do
     || { echo "prepare.sh: $cpu -> $gpu -> $cpu is not lossless" >&2; exit 1; }
   rm .hw/round-trip.md5
 done
+# H.264 4:2:2, which NVDEC does not decode: alone, and after a 4:2:0 part it does. The references
+# are the 4:2:0 part as NVDEC gives it (NV12) and the 4:2:2 part as software does.
+part() {  # file, pixel format, hue
+  ffmpeg -v error -y -f lavfi -i "testsrc2=size=640x360:rate=30:duration=1,hue=h=$3" -c:v libx264 -g 15 -bf 2 \
+    -pix_fmt "$2" -f h264 "$1"
+}
+part .hw/part-420.h264 yuv420p 0
+part .hw/fallback-422.h264 yuv422p 90
+cat .hw/part-420.h264 .hw/fallback-422.h264 >.hw/fallback-420-then-422.h264
+ffmpeg -v error -y -i .hw/fallback-422.h264 -f framemd5 .hw/fallback-422.md5
+{ ffmpeg -v error -i .hw/part-420.h264 -pix_fmt nv12 -f framemd5 - | grep -v '^#'; grep -v '^#' .hw/fallback-422.md5; } \
+  >.hw/fallback-420-then-422.md5
+# The same in software: the pictures after the last key frame before the change are decoded again.
+{ ffmpeg -v error -i .hw/part-420.h264 -f framemd5 - | grep -v '^#'; grep -v '^#' .hw/fallback-422.md5; } \
+  >.hw/fallback-420-then-422.sw.md5
+rm .hw/part-420.h264
 du -sh .hw

@@ -38,6 +38,11 @@ void hp_set_log_sink(hp_log_sink sink, int max_level);
 /// failure the caller reports in its own words (a hardware device that is not there).
 void hp_log_quiet(int quiet);
 
+/// Copies into `buffer` the first warning or error libav* said on this thread while quiet (empty
+/// when none), and forgets it: the reason for the caller's own line. Returns its length. A NULL
+/// buffer only forgets it.
+int hp_log_quiet_take(char *buffer, int size);
+
 /// Names the calling thread (at most 15 characters are kept), for debuggers and profilers.
 void hp_set_thread_name(const char *name);
 

@@ -129,7 +129,8 @@ final class FallbackDecoder: Decoder {
             return .failed(FFmpegError(hp_averror(EIO)))
         }
         let from = isReplayable ? "the last key frame" : "the next key frame"
-        Log.track.warning("\(input): the \(api.rawValue) decoder failed (\(error)): decoding in software from \(from)")
+        let reason = (current as? HardwareDecoder)?.failureDetail ?? "\(error)"
+        Log.track.warning("\(input): the \(api.rawValue) decoder failed (\(reason)): decoding in software from \(from)")
         software.skipsNonReferenceFrames = current.skipsNonReferenceFrames
         current = software
         isHardware = false

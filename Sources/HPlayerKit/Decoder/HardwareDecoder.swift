@@ -94,11 +94,35 @@ final class HardwareDecoder: Decoder {
         return nil
     }
 
+    /// What libavcodec said when the hardware last failed ("Hardware is lacking required
+    /// capabilities"): its lines are held back, as the fallback says in one line what happened.
+    private(set) var failureDetail: String?
+
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
-        SoftwareDecoder.status(avcodec_send_packet(codec.context, packet))
+        quietly { SoftwareDecoder.status(avcodec_send_packet(codec.context, packet)) }
     }
 
     func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
+        quietly { download(into: frame) }
+    }
+
+    /// Runs a call into libavcodec with its lines held back, keeping the first as the detail of a failure.
+    private func quietly(_ call: () -> DecoderStatus) -> DecoderStatus {
+        hp_log_quiet(1)
+        let status = call()
+        hp_log_quiet(0)
+        guard case .failed = status else {
+            _ = hp_log_quiet_take(nil, 0)  // forgotten: a picture decoded after all
+            return status
+        }
+        var line = [CChar](repeating: 0, count: 256)
+        if hp_log_quiet_take(&line, Int32(line.count)) > 0 {
+            failureDetail = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return status
+    }
+
+    private func download(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
         let status = SoftwareDecoder.status(avcodec_receive_frame(codec.context, onDevice))
         guard status == .ok else { return status }
         defer { av_frame_unref(onDevice) }
