@@ -18,7 +18,7 @@ packages=(
 )
 if [ "${1:-}" = "--for-tests" ]; then
   packages+=(xvfb x11-utils xdotool imagemagick pulseaudio pulseaudio-utils mpv time python3 nginx-light openssl
-    dbus-daemon playerctl desktop-file-utils man-db dpkg-dev libnginx-mod-rtmp)
+    dbus-daemon playerctl desktop-file-utils man-db dpkg-dev libnginx-mod-rtmp binutils)
 fi
 
 missing=()

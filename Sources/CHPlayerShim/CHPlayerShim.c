@@ -39,6 +39,9 @@ static void hp_log_callback(void *avcl, int level, const char *fmt, va_list vl)
 
 void hp_log_quiet(int quiet)
 {
+    // A quiet stretch reports its own first line, not one an earlier stretch left untaken.
+    if (quiet && quiet_depth == 0)
+        quiet_first[0] = '\0';
     quiet_depth += quiet ? 1 : -1;
 }
 

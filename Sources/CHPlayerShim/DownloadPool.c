@@ -45,6 +45,9 @@ struct HPDownloadPool {
     Generation *generation;
     enum AVPixelFormat format;
     int width, height;
+    // The download format asked of the device once per frames context (the asking allocates).
+    const void *asked_frames;
+    enum AVPixelFormat asked_surface_format, download_format;
 };
 
 static void pinned_free(void *opaque, uint8_t *data) {
@@ -96,6 +99,7 @@ HPDownloadPool *hp_download_pool_new(AVBufferRef *device) {
         pool->context = *(void **)context->hwctx;
     }
     pool->format = AV_PIX_FMT_NONE;
+    pool->asked_surface_format = AV_PIX_FMT_NONE;
     return pool;
 }
 
@@ -125,11 +129,16 @@ static int fit(HPDownloadPool *pool, enum AVPixelFormat format, int width, int h
 
 /// The format a picture comes down in: the first the device offers, as av_hwframe_transfer_data
 /// picks (NV12 on VDPAU, whose surfaces say YUV420P; the surface's own format elsewhere).
-static enum AVPixelFormat download_format(const AVFrame *source) {
+static enum AVPixelFormat download_format(HPDownloadPool *pool, const AVFrame *source) {
+    const AVHWFramesContext *frames = (const AVHWFramesContext *)source->hw_frames_ctx->data;
+    if (frames == pool->asked_frames && frames->sw_format == pool->asked_surface_format) return pool->download_format;
     enum AVPixelFormat *formats = NULL, format = AV_PIX_FMT_NONE;
     if (av_hwframe_transfer_get_formats(source->hw_frames_ctx, AV_HWFRAME_TRANSFER_DIRECTION_FROM, &formats, 0) >= 0)
         format = formats[0];
     av_free(formats);
+    pool->asked_frames = frames;
+    pool->asked_surface_format = frames->sw_format;
+    pool->download_format = format;
     return format;
 }
 
@@ -137,7 +146,7 @@ int hp_download_pool_transfer(HPDownloadPool *pool, AVFrame *destination, const 
     av_frame_unref(destination);
     if (!source->hw_frames_ctx) return AVERROR(EINVAL);
     const AVHWFramesContext *frames = (const AVHWFramesContext *)source->hw_frames_ctx->data;
-    enum AVPixelFormat format = download_format(source);
+    enum AVPixelFormat format = download_format(pool, source);
     if (format == AV_PIX_FMT_NONE) return AVERROR(ENOSYS);
     // The surface's size (the coded one): the picture may be cropped inside it.
     int rows = FFALIGN(frames->height, ROWS);

@@ -61,7 +61,7 @@ extension Playback {
             #expect(md5s == (try Fixtures.frameMD5s(clip)))
         }
 
-        @Test("--vd-lavc-threads reaches the video decoder: N threads in software and in the software fallback, libavcodec's choice at 0",
+        @Test("--vd-lavc-threads reaches the video decoder: N threads in software and in the software decoder taken when no hardware one opens, libavcodec's choice at 0",
               arguments: [("no", 0), ("no", 1), ("no", 3), ("vulkan", 3)])
         func decoderThreads(hwdec: String, threads: Int) throws {
             let clip = try Clips.video("h264")

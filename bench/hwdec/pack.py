@@ -123,8 +123,9 @@ def main():
     arguments = parser.parse_args()
     paths = resolve(arguments.binary)
     for name in OPENED:
-        paths.update(resolve(f"/lib/x86_64-linux-gnu/{name}"))
-        paths[name] = f"/lib/x86_64-linux-gnu/{name}"
+        path = os.path.join(os.path.dirname(paths["libavformat.so.59"]), name)  # FFmpeg's libraries' folder
+        paths.update(resolve(path))
+        paths[name] = path
     whole, stubbed = closure(arguments.binary, paths, set(arguments.keep), OPENED)
     with tempfile.TemporaryDirectory() as folder:
         os.mkdir(os.path.join(folder, "lib"))
