@@ -77,9 +77,7 @@ struct BenchCommand: ParsableCommand {
         common.bootstrapLogging()
         var options = SourceOptions()
         options.hardwareDecoding = hwdec.value
-        guard (0...64).contains(vdLavcThreads) else {
-            throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(vdLavcThreads)")
-        }
+        try checkDecoderThreads(vdLavcThreads)
         options.videoDecoderThreads = vdLavcThreads
         try network.apply(to: &options.network)
         do {

@@ -123,9 +123,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let containerFPSOverride, !(containerFPSOverride >= 0.5 && containerFPSOverride <= 1000) {
             throw CommandLineFailure.usage(input: "--container-fps-override", reason: "expected frames per second from 0.5 to 1000, got \(containerFPSOverride)")
         }
-        if !(0...64).contains(vdLavcThreads) {
-            throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(vdLavcThreads)")
-        }
+        try checkDecoderThreads(vdLavcThreads)
         if inputs.isEmpty, playlistFile == nil, !idle { throw CommandLineFailure.usage(input: "play", reason: "no file to play") }
         if let playlistStart, playlistStart < 0 {
             throw CommandLineFailure.usage(input: "--playlist-start", reason: "expected an entry from 0, got \(playlistStart)")
@@ -456,6 +454,13 @@ struct HardwareDecodingArgument: ExpressibleByArgument {
 
     var defaultValueDescription: String { value.description }
     static var allValueStrings: [String] { HardwareDecoding.names }
+}
+
+/// `--vd-lavc-threads`'s range, for play and bench.
+func checkDecoderThreads(_ threads: Int) throws(CommandLineFailure) {
+    guard (0...64).contains(threads) else {
+        throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(threads)")
+    }
 }
 
 /// `--rtsp-transport`.

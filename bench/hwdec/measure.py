@@ -27,7 +27,7 @@ import time
 SMOKE = os.environ.get("HWDEC_SMOKE") == "1"
 RUNS = 1 if SMOKE else 3
 # (label, --hwdec, --vd-lavc-threads): software with a thread per core, and NVDEC with its default
-# of one decoder thread and with frame threads (more pictures in flight on the GPU at once).
+# of one decoder thread and with four (slice threads: a hardware decoder takes no frame threads).
 MODES = [("software", "no", 0), ("nvdec", "nvdec", 0), ("nvdec, 4 threads", "nvdec", 4)]
 
 
@@ -160,7 +160,14 @@ def unpack(folder):
 
 
 def main():
-    folder, out = sys.argv[1], sys.argv[2]
+    # Every temporary file and folder (the unpacked bundle, the recordings) goes in one folder
+    # removed at exit, on every path: smoke.sh runs this in the test command.
+    with tempfile.TemporaryDirectory(prefix="hwdec-") as scratch:
+        tempfile.tempdir = scratch
+        measure(sys.argv[1], sys.argv[2])
+
+
+def measure(folder, out):
     bundle = unpack(folder)
     drivers = driver_folders()
     os.environ["LD_LIBRARY_PATH"] = ":".join([os.path.join(bundle, "lib")] +

@@ -25,6 +25,12 @@ protocol Decoder: AnyObject {
     /// The frame rate the bitstream's parameter sets give (H.264's VUI timing, HEVC's VPS or
     /// VUI), once the decoder has read them; nil when they give none.
     var frameRate: Double? { get }
+    /// What the library said of the last failure, in its words, where the decoder kept it.
+    var failureDetail: String? { get }
+}
+
+extension Decoder {
+    var failureDetail: String? { nil }
 }
 
 /// FFmpeg software decoding.

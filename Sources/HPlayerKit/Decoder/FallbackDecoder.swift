@@ -129,7 +129,7 @@ final class FallbackDecoder: Decoder {
             return .failed(FFmpegError(hp_averror(EIO)))
         }
         let from = isReplayable ? "the last key frame" : "the next key frame"
-        let reason = (current as? HardwareDecoder)?.failureDetail ?? "\(error)"
+        let reason = current.failureDetail ?? "\(error)"
         Log.track.warning("\(input): the \(api.rawValue) decoder failed (\(reason)): decoding in software from \(from)")
         software.skipsNonReferenceFrames = current.skipsNonReferenceFrames
         current = software

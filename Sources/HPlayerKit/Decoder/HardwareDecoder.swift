@@ -8,7 +8,7 @@ final class HardwareDecoder: Decoder {
     private let codec: CodecContext
     private var device: UnsafeMutablePointer<AVBufferRef>?
     /// Reused host buffers the pictures are downloaded into, page-locked on CUDA.
-    private var downloads: OpaquePointer?
+    private var downloads: OpaquePointer?  // freed to nil by hp_download_pool_free
     private let api: HardwareAPI
     private var saidHowDownloaded = false
     /// The GPU frame a picture is received into before its download.
@@ -40,15 +40,17 @@ final class HardwareDecoder: Decoder {
         guard result >= 0, let created else {
             throw MediaError(input: codecName, reason: "no \(api.rawValue) device (\(FFmpegError(result)))")
         }
-        guard let frame = av_frame_alloc() else {
+        var frame = av_frame_alloc()
+        guard frame != nil, let pool = hp_download_pool_new(created) else {
+            av_frame_free(&frame)
             var unused: UnsafeMutablePointer<AVBufferRef>? = created
             av_buffer_unref(&unused)
             throw MediaError(input: codecName, reason: "out of memory")
         }
         device = created
-        onDevice = frame
+        onDevice = frame!
         devicePixelFormat = format
-        downloads = hp_download_pool_new(created)
+        downloads = pool
         self.api = api
         do {
             codec = try CodecContext(stream: stream, threads: Int32(clamping: threads == 0 ? Self.defaultThreads : threads)) { context in
@@ -70,8 +72,7 @@ final class HardwareDecoder: Decoder {
                 return 0
             }
         } catch {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
+            av_frame_free(&frame)
             hp_download_pool_free(&downloads)
             av_buffer_unref(&device)
             throw error
@@ -133,24 +134,13 @@ final class HardwareDecoder: Decoder {
             av_frame_move_ref(frame, onDevice)  // a picture the decoder gave in system memory
             return .ok
         }
-        av_frame_unref(frame)  // as avcodec_receive_frame would: the pool fills an empty frame
-        var result: Int32
-        if let downloads {
-            result = hp_download_pool_transfer(downloads, frame, onDevice)
-            if result >= 0, !saidHowDownloaded {
-                saidHowDownloaded = true
-                let memory = hp_download_pool_is_pinned(downloads) != 0 ? "page-locked" : "pageable"
-                Log.track.info("\(api.rawValue): pictures downloaded into reused \(memory) buffers")
-            }
-        } else {
-            result = av_hwframe_transfer_data(frame, onDevice, 0)
-            if result >= 0 { result = av_frame_copy_props(frame, onDevice) }
+        let result = hp_download_pool_transfer(downloads, frame, onDevice)
+        if result >= 0, !saidHowDownloaded {
+            saidHowDownloaded = true
+            let memory = hp_download_pool_is_pinned(downloads) != 0 ? "page-locked" : "pageable"
+            Log.track.info("\(api.rawValue): pictures downloaded into reused \(memory) buffers")
         }
-        guard result >= 0 else {
-            av_frame_unref(frame)
-            return .failed(FFmpegError(result))
-        }
-        return .ok
+        return result >= 0 ? .ok : .failed(FFmpegError(result))  // the pool leaves `frame` empty on failure
     }
 
     func flush() { avcodec_flush_buffers(codec.context) }
