@@ -2,7 +2,8 @@
 # hplayer side by side with mpv, ffmpeg and ffplay, in one run, alternating the players; medians.
 #   1. throughput, no clock: `hplayer bench` vs `mpv --untimed --vo=null --ao=null --ao-null-untimed`
 #      vs `ffmpeg -threads 0 -i X -f null -` (wall and CPU seconds), on each clip
-#   2. real time at 1x, null outputs, 30 s: CPU seconds and peak resident memory, hplayer vs mpv
+#   2. real time at 1x, null outputs (1080p H.264 30 s, 4K HEVC 10 s): CPU seconds and peak resident
+#      memory, hplayer vs mpv and vs the decode floor (ffmpeg -f null's CPU)
 #   3. time to first frame: process start to the first frame presented (each player's log line)
 #   4. seek latency through the JSON IPC: 20 seeks, exact and keyframe, command to playback-restart
 #   5. sync over 60 s of playback: mean and largest |A-V| by each player's own avsync, dropped frames
@@ -25,7 +26,7 @@ if [ -n "$smoke" ]; then
   hplayer=.build/debug/hplayer
   ffmpeg -v error -f lavfi -i testsrc2=size=320x240:rate=25:duration=4 -f lavfi -i sine=frequency=440:duration=4 \
     -c:v libx264 -preset ultrafast -g 25 -c:a aac "$work/small.mp4"
-  clips=("small.mp4"); realtime_clip=small.mp4; sync_clip=small.mp4; realtime_seconds=4; seek_count=2
+  clips=("small.mp4"); realtime_clips=(small.mp4); realtime_clip=small.mp4; sync_clip=small.mp4; seek_count=2
 else
   build_release
   echo "making the clips..." >&2
@@ -38,7 +39,8 @@ else
     -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 3M -c:a libopus -b:a 96k -shortest "$work/vp9-720p-opus-20s.webm"
   ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=600" -c:a aac -b:a 128k "$work/aac-10min.m4a"
   clips=("h264-1080p30-60s.mp4" "hevc-2160p-10s.mp4" "vp9-720p-opus-20s.webm" "aac-10min.m4a")
-  realtime_clip=h264-1080p30-30s.mp4; sync_clip=h264-1080p30-60s.mp4; realtime_seconds=30; seek_count=20
+  realtime_clips=(h264-1080p30-30s.mp4 hevc-2160p-10s.mp4); realtime_clip=h264-1080p30-30s.mp4
+  sync_clip=h264-1080p30-60s.mp4; seek_count=20
 fi
 mpv_base=(mpv --no-config --really-quiet)
 null_out=(--vo null --ao null --no-status)
@@ -74,15 +76,22 @@ awk '{ f = ($2 / $4 <= 1.0526 ? "met" : "MISSED"); m = ($2 < $3 ? "met" : "MISSE
        printf "    %-24s vs ffmpeg %s, vs mpv %s\n", $1, f, m }' "$work/throughput"
 echo
 
-echo "2. Real time at 1x, null outputs, $realtime_seconds s ($realtime_clip)"
-printf "  %-44s %10s %10s %7s\n" "" hplayer mpv ratio
-: >"$work/hp"; : >"$work/mpv"
-for _ in $(seq "$runs"); do
-  measure "$hplayer" "$work/$realtime_clip" "${null_out[@]}" >>"$work/hp"
-  measure "${mpv_base[@]}" --vo=null --ao=null "$work/$realtime_clip" >>"$work/mpv"
+# Issue 17's targets at 1x: CPU at most 1.03x the decode floor (ffmpeg -f null's CPU on the same
+# clip) and peak RSS at most 0.75x mpv's, at 1080p H.264 and at 4K HEVC.
+echo "2. Real time at 1x, null outputs: CPU s and peak RSS, against mpv and the decode floor (ffmpeg -f null)"
+printf "  %-44s %10s %10s %7s\n" "" hplayer peer ratio
+for clip in "${realtime_clips[@]}"; do
+  : >"$work/hp"; : >"$work/mpv"; : >"$work/ff"
+  for _ in $(seq "$runs"); do
+    measure "$hplayer" "$work/$clip" "${null_out[@]}" >>"$work/hp"
+    measure "${mpv_base[@]}" --vo=null --ao=null "$work/$clip" >>"$work/mpv"
+    measure ffmpeg -v error -threads 0 -i "$work/$clip" -f null - >>"$work/ff"
+  done
+  echo "  $clip"
+  row "CPU s, vs mpv" "$(column 2 "$work/hp")" "$(column 2 "$work/mpv")"
+  row "CPU s, vs the decode floor (target 1.03)" "$(column 2 "$work/hp")" "$(column 2 "$work/ff")" "" 1.03
+  row "peak RSS MiB, vs mpv (target 0.75)" "$(mib "$(column 3 "$work/hp")")" "$(mib "$(column 3 "$work/mpv")")" "" 0.75
 done
-row "CPU s" "$(column 2 "$work/hp")" "$(column 2 "$work/mpv")"
-row "peak RSS MiB" "$(mib "$(column 3 "$work/hp")")" "$(mib "$(column 3 "$work/mpv")")"
 echo
 
 echo "3. Time to first frame, null outputs ($realtime_clip), s"

@@ -42,6 +42,14 @@ depends=$(cd "$work/source" && dpkg-shlibdeps -O "$binary" 2>"$work/shlibdeps.lo
   || { cat "$work/shlibdeps.log" >&2; exit 1; }
 depends=${depends#shlibs:Depends=}
 [ -n "$depends" ] || { echo "package-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# Opened with dlopen, so not among the binary's links: libavfilter for a speed other than 1x,
+# libavdevice for capture devices and lavfi inputs. Their sonames' packages, the versions the
+# build had.
+for library in libavfilter libavdevice; do
+  package=$(dpkg -S "*/$library.so.[0-9]*" 2>/dev/null | head -1 | cut -d: -f1)
+  [ -n "$package" ] || { echo "package-deb: no package holds $library" >&2; exit 1; }
+  depends="$depends, $package (>= $(dpkg-query -W -f='${Version}' "$package"))"
+done
 
 maintainer_name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || echo "HPlayer maintainers")}
 maintainer_email=${DEBEMAIL:-$(git config user.email 2>/dev/null || echo "hplayer@localhost")}

@@ -5,6 +5,7 @@
 #include <libavutil/audio_fifo.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/cpu.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/md5.h>

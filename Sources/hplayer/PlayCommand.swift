@@ -68,7 +68,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Hardware decoding, as mpv's --hwdec: no (the default), auto, vaapi, vdpau, nvdec, cuda or vulkan; software decoding takes over when it cannot start or fails.")
     var hwdec: HardwareDecodingArgument = HardwareDecodingArgument(.no)
 
-    @Option(help: "The video decoder's threads, as mpv's --vd-lavc-threads: 0 (the default) is one per core in software and one with --hwdec.")
+    @Option(help: "The video decoder's threads, as mpv's --vd-lavc-threads: 0 (the default) is the fewest that keep up in software (more from the next key frame when decoding falls behind), one per core with --untimed, and one with --hwdec.")
     var vdLavcThreads = 0
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
     var sid: SubtitleChoice = .auto

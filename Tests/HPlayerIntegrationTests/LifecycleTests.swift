@@ -64,7 +64,7 @@ extension Playback {
             #expect(session.player.status.droppedFrames == 0)
         }
 
-        @Test("Steady playback allocates no packets or frames: the pools stop growing")
+        @Test("Steady playback allocates no packets or frames and copies no picture: the pools stop growing, and each picture decoded reaches the output unconverted")
         func poolsStayFlat() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 10), name: "pool",
                                         videoOutput: NullVideoOutput(), audioOutput: NullAudioOutput())
@@ -75,7 +75,11 @@ extension Playback {
             let steady = session.player.pooledObjectCount
             try await session.waitForFinished()
             let atEnd = session.player.pooledObjectCount
+            let status = session.player.status
             session.close()
+            // The output takes the decoder's format: its reference-counted picture is handed on, not copied into another.
+            #expect(status.decodedVideoFrames == 250 && status.convertedVideoFrames == 0,
+                    "\(status.decodedVideoFrames) decoded, \(status.convertedVideoFrames) converted")
             print("pools: \(steady) packet and frame wrappers made by 3 s, \(atEnd) by the end (7 s more: 175 video and 328 audio frames)")
             // Bounded by the queues (256 packets per track, 8 video and 16 audio frames) and a few in flight.
             #expect(atEnd <= 2 * 256 + 8 + 16 + 32)

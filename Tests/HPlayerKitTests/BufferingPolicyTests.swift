@@ -2,6 +2,14 @@ import Testing
 @testable import HPlayerKit
 
 @Suite struct BufferingPolicyTests {
+    /// The rules at a 30 s read-ahead, where the figures are easy to follow.
+    static let thirtySeconds: BufferingOptions = {
+        var options = BufferingOptions()
+        options.maximumBufferedDuration = 30
+        options.maximumBufferedBytes = .max
+        return options
+    }()
+
     /// A 25 fps video track or a 46.875 packets/s audio track (48 kHz, 1024 samples per packet),
     /// with the default capacities (256 packets, 8 video / 16 audio frames).
     static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false, lastEnd: Double? = nil) -> TrackBuffer {
@@ -44,7 +52,7 @@ import Testing
 
     @Test(arguments: rows)
     func playable(_ row: Row) {
-        var options = BufferingOptions()
+        var options = Self.thirtySeconds
         options.fastStartAudio = row.fastStart
         #expect(BufferingPolicy.isPlayable(row.track, phase: row.phase, options: options) == row.playable)
     }
@@ -57,20 +65,20 @@ import Testing
     @Test func theSourceIsPlayableWhenEveryTrackIsAndBuffersTheMinimum() {
         let video = Self.track(.video, packets: 100, frames: 8)   // 4.32 s
         let audio = Self.track(.audio, packets: 90, frames: 16)  // 2.26 s
-        let report = BufferingPolicy.evaluate([video, audio], phase: .steady, options: BufferingOptions())
+        let report = BufferingPolicy.evaluate([video, audio], phase: .steady, options: Self.thirtySeconds)
         #expect(abs(report.bufferedDuration - 106 / 46.875) < 0.0001)
         #expect(!report.isPlayable)
         #expect(!report.isStarved)
         // The audio minimum is capped at half its packet queue: 128 / 46.875 = 2.73 s.
         #expect(report.progress == 82)
-        let full = BufferingPolicy.evaluate([video, Self.track(.audio, packets: 130, frames: 16)], phase: .steady, options: BufferingOptions())
+        let full = BufferingPolicy.evaluate([video, Self.track(.audio, packets: 130, frames: 16)], phase: .steady, options: Self.thirtySeconds)
         #expect(full.isPlayable)
         #expect(full.progress == 100)
     }
 
     @Test func aTrackWithNothingLeftBeforeTheEndStarvesTheSource() {
         let report = BufferingPolicy.evaluate([Self.track(.video, packets: 0, frames: 0), Self.track(.audio, packets: 200, frames: 16)],
-                                              phase: .steady, options: BufferingOptions())
+                                              phase: .steady, options: Self.thirtySeconds)
         #expect(report.isStarved)
         #expect(report.bufferedDuration == 0)
     }
@@ -124,12 +132,23 @@ import Testing
         var video = Self.track(.video, packets: 256, frames: 8, lastEnd: 12)
         video.packetCapacity = row.videoCapacity
         let remedy = BufferingPolicy.starvationRemedy(blockedOn: 0, tracks: [video, row.audio], phase: .steady,
-                                                      options: BufferingOptions(), capacityLimit: 2048)
+                                                      options: Self.thirtySeconds, capacityLimit: 2048)
         #expect(remedy == row.remedy)
     }
 
+    @Test("A local file (the default options) is read 2 s ahead, or 32 MiB, and refills to 1 s (where reading resumes) after running dry")
+    func localFilesReadTwoSecondsAhead() {
+        let options = BufferingOptions()
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 2, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 2.01, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 0.5, bufferedBytes: 32 << 20 + 1, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 1, options: options))
+        #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 0.99, options: options))
+        #expect(BufferingPolicy.requiredDuration(Self.track(.video, packets: 0, frames: 0), options: options) == 1)
+    }
+
     @Test func readingPausesAboveTheMaximumAndResumesBelowHalf() {
-        let options = BufferingOptions()  // 30 s
+        let options = Self.thirtySeconds
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 30, options: options))
         #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 30.1, options: options))
         #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 15, options: options))

@@ -32,9 +32,9 @@ STUBBED = re.compile(r"^lib(flite.*|rsvg-2|placebo|rubberband|pocketsphinx|sphin
 # Of those, the ones libavcodec asks at start-up what they can do (init_static_data): their stubs
 # answer 0 (no interface, no capabilities), which FFmpeg takes as "not available".
 ANSWERS_ZERO = re.compile(r"^lib(x265|aom|vpx)\.so")
-# Opened with dlopen when asked for (hplayer encode's pattern: and capture sources), so not in the
-# binary's needs.
-OPENED = ["libavdevice.so.59"]
+# Opened with dlopen when asked for (hplayer encode's pattern: and capture sources; libavfilter
+# for a tempo other than 1x), so not in the binary's needs.
+OPENED = ["libavdevice.so.59", "libavfilter.so.8"]
 # glibc's own: the machine's (newer) ones serve.
 SYSTEM = re.compile(r"^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux-x86-64)\.so")
 

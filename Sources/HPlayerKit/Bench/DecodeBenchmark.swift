@@ -31,7 +31,9 @@ public enum DecodeBenchmark {
     public static func run(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil,
                            limits: Limits? = nil) throws(MediaError) -> Result {
         var options = options
+        // Read as fast as decoding takes: the packet queues' own capacity is the bound.
         options.buffering.maximumBufferedDuration = .infinity
+        options.buffering.maximumBufferedBytes = .max
         let started = MonotonicClock.now()
         let source = FFmpegSource(url: url, options: options, input: input)
         let delegate = BenchDelegate(limits: limits, deadline: limits.map { started + $0.seconds })

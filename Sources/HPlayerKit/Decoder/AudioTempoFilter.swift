@@ -18,6 +18,7 @@ final class AudioTempoFilter {
     /// Output samples over which `lead` builds up from nothing: the first window comes out as it went in.
     let leadRamp: Int
     private let format: AudioFormat
+    private let library: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
@@ -30,23 +31,26 @@ final class AudioTempoFilter {
         tempo >= 0.5 ? [tempo] : [tempo.squareRoot(), tempo.squareRoot()]
     }
 
+    /// Throws ENOSYS where libavfilter cannot be loaded (FilterLibrary logs why, once).
     init(format: AudioFormat, tempo: Double) throws(FFmpegError) {
-        var graph = avfilter_graph_alloc()
+        guard case .success(let library) = FilterLibrary.shared else { throw FFmpegError(hp_averror(ENOSYS)) }
+        var graph = library.graphAlloc()
         guard let builtGraph = graph else { throw FFmpegError(hp_averror(ENOMEM)) }
         guard let input = av_frame_alloc() else {
-            avfilter_graph_free(&graph)
+            library.graphFree(&graph)
             throw FFmpegError(hp_averror(ENOMEM))
         }
         av_channel_layout_default(&input.pointee.ch_layout, Int32(format.channelCount))  // native: owns no memory
         hp_frame_set_legacy_layout(input)
         do {
-            (source, sink) = try Self.build(builtGraph, format: format, layout: &input.pointee.ch_layout, tempo: tempo)
+            (source, sink) = try Self.build(builtGraph, library: library, format: format, layout: &input.pointee.ch_layout, tempo: tempo)
         } catch {
             var unused: UnsafeMutablePointer<AVFrame>? = input
             av_frame_free(&unused)
-            avfilter_graph_free(&graph)
+            library.graphFree(&graph)
             throw error
         }
+        self.library = library
         self.tempo = tempo
         self.format = format
         let halfWindow = Double(Self.window(sampleRate: format.sampleRate) / 2) / Double(format.sampleRate)
@@ -64,22 +68,23 @@ final class AudioTempoFilter {
     }
 
     /// abuffer → atempo (one or two) → abuffersink, configured.
-    private static func build(_ graph: UnsafeMutablePointer<AVFilterGraph>, format: AudioFormat, layout: UnsafePointer<AVChannelLayout>,
+    private static func build(_ graph: UnsafeMutablePointer<AVFilterGraph>, library: FilterLibrary, format: AudioFormat,
+                              layout: UnsafePointer<AVChannelLayout>,
                               tempo: Double) throws(FFmpegError) -> (UnsafeMutablePointer<AVFilterContext>, UnsafeMutablePointer<AVFilterContext>) {
         var layoutName = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(layout, &layoutName, layoutName.count)
         let sampleFormat = String(cString: av_get_sample_fmt_name(format.avSampleFormat))
         let bufferArguments = "time_base=1/\(format.sampleRate):sample_rate=\(format.sampleRate):sample_fmt=\(sampleFormat):channel_layout=\(String(cBuffer: layoutName))"
-        let source = try addFilter("abuffer", name: "in", arguments: bufferArguments, to: graph)
-        let sink = try addFilter("abuffersink", name: "out", arguments: nil, to: graph)
+        let source = try addFilter("abuffer", name: "in", arguments: bufferArguments, to: graph, library: library)
+        let sink = try addFilter("abuffersink", name: "out", arguments: nil, to: graph, library: library)
         var previous = source
         for (index, factor) in stages(for: tempo).enumerated() {
-            let stage = try addFilter("atempo", name: "tempo\(index)", arguments: "tempo=\(factor)", to: graph)
-            try FFmpegError.check(avfilter_link(previous, 0, stage, 0))
+            let stage = try addFilter("atempo", name: "tempo\(index)", arguments: "tempo=\(factor)", to: graph, library: library)
+            try FFmpegError.check(library.link(previous, 0, stage, 0))
             previous = stage
         }
-        try FFmpegError.check(avfilter_link(previous, 0, sink, 0))
-        try FFmpegError.check(avfilter_graph_config(graph, nil))
+        try FFmpegError.check(library.link(previous, 0, sink, 0))
+        try FFmpegError.check(library.graphConfig(graph, nil))
         return (source, sink)
     }
 
@@ -98,7 +103,7 @@ final class AudioTempoFilter {
         input.pointee.sample_rate = Int32(format.sampleRate)
         input.pointee.pts = samplesSent
         samplesSent += Int64(count)
-        try FFmpegError.check(av_buffersrc_add_frame_flags(source, input, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)))
+        try FFmpegError.check(library.addFrame(source, input, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)))
     }
 
     /// Sets a new tempo for what the filter holds, when it takes as many stages as the present
@@ -108,7 +113,7 @@ final class AudioTempoFilter {
         guard stages.count == Self.stages(for: tempo).count else { return false }
         var response = [CChar](repeating: 0, count: 64)
         for (index, factor) in stages.enumerated() {
-            guard avfilter_graph_send_command(graph, "tempo\(index)", "tempo", "\(factor)", &response, Int32(response.count), 0) >= 0 else {
+            guard library.sendCommand(graph, "tempo\(index)", "tempo", "\(factor)", &response, Int32(response.count), 0) >= 0 else {
                 return false
             }
         }
@@ -118,28 +123,29 @@ final class AudioTempoFilter {
 
     /// Marks the end of the input: what the filter holds comes out with `receive`.
     func finish() throws(FFmpegError) {
-        try FFmpegError.check(av_buffersrc_add_frame_flags(source, nil, 0))
+        try FFmpegError.check(library.addFrame(source, nil, 0))
     }
 
     /// Takes the next `count` samples out into `frame` (fewer only at the end, after `finish`);
     /// false when the filter needs more input or has given everything.
     func receive(into frame: Frame, count: Int) throws(FFmpegError) -> Bool {
-        let result = av_buffersink_get_samples(sink, frame.avFrame, Int32(count))
+        let result = library.getSamples(sink, frame.avFrame, Int32(count))
         if result == hp_averror_eagain() || result == hp_averror_eof() { return false }
         try FFmpegError.check(result)
         return frame.sampleCount > 0
     }
 
     private static func addFilter(_ filterName: String, name: String, arguments: String?,
-                                  to graph: UnsafeMutablePointer<AVFilterGraph>) throws(FFmpegError) -> UnsafeMutablePointer<AVFilterContext> {
+                                  to graph: UnsafeMutablePointer<AVFilterGraph>,
+                                  library: FilterLibrary) throws(FFmpegError) -> UnsafeMutablePointer<AVFilterContext> {
         var context: UnsafeMutablePointer<AVFilterContext>?
-        try FFmpegError.check(avfilter_graph_create_filter(&context, avfilter_get_by_name(filterName), name, arguments, nil, graph))
+        try FFmpegError.check(library.createFilter(&context, library.getByName(filterName), name, arguments, nil, graph))
         guard let context else { throw FFmpegError(hp_averror(ENOMEM)) }
         return context
     }
 
     deinit {
-        avfilter_graph_free(&graph)
+        library.graphFree(&graph)
         input.pointee.data.0 = nil  // borrowed from a queued frame
         input.pointee.extended_data = nil
         var frame: UnsafeMutablePointer<AVFrame>? = input

@@ -59,9 +59,16 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
 enum VideoDecoderFactory {
     /// - Parameter threads: mpv's `--vd-lavc-threads`: 0 is one per core in software and
     ///   `HardwareDecoder.defaultThreads` on a GPU.
+    ///   - sizedTo: real-time playback with the threads left to us: software decoding starts with
+    ///     the fewest threads the stream needs at this rate, and grows (ThreadSizedDecoder).
     static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String,
-                     threads: Int = 0, slicesOnly: Bool = false) throws(MediaError) -> Decoder {
-        guard hardware != .no else { return try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly) }
+                     threads: Int = 0, slicesOnly: Bool = false, sizedTo rate: PlaybackRate? = nil) throws(MediaError) -> Decoder {
+        guard hardware != .no else {
+            if let rate, threads == 0, !slicesOnly {
+                return try ThreadSizedDecoder(stream: stream, input: input, rate: rate, cores: Int(av_cpu_count()))
+            }
+            return try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly)
+        }
         var refusals: [String] = []
         for api in hardware.candidates {
             do {

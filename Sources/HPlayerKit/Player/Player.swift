@@ -41,6 +41,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     var audioRenderer: AudioRenderer?
     var audioTempo: AudioTempoStage?
     var videoRenderer: VideoRenderer?
+    /// The speed the video decoder sizes its threads to.
+    let playbackRate = PlaybackRate()
 
     /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
     public init(url: String, options: PlayerOptions = PlayerOptions(), audioOutput: AudioOutput, videoOutput: VideoOutput,
@@ -51,6 +53,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         self.videoOutput = videoOutput
         var sourceOptions = options.source
         sourceOptions.isUntimed = options.isUntimed
+        sourceOptions.playbackRate = options.isUntimed ? nil : playbackRate
+        playbackRate.speed = options.speed
         self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
         liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
         machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed,

@@ -152,6 +152,7 @@ extension Player {
             audioTempo?.setTempo(speed)
         case let .setClockRate(speed):
             clock.setRate(speed, at: MonotonicClock.now())
+            playbackRate.speed = speed
         case let .emit(event):
             emit(event)
         case .emitEnd:

@@ -207,7 +207,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 // Live: slice threads only, as frame threads each hold a picture back; queues of a few frames.
                 let decoder = kind == .video
                     ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url,
-                                                   threads: options.videoDecoderThreads, slicesOnly: live != nil)
+                                                   threads: options.videoDecoderThreads, slicesOnly: live != nil,
+                                                   sizedTo: options.isUntimed ? nil : options.playbackRate)
                     : try SoftwareDecoder(stream: stream, slicesOnly: live != nil)
                 let videoMaximum = live != nil ? min(options.videoFrameQueueCapacity, 4) : options.videoFrameQueueCapacity
                 let frameCapacity = kind == .audio ? (live != nil ? min(options.audioFrameQueueCapacity, 4) : options.audioFrameQueueCapacity)

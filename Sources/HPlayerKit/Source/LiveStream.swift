@@ -79,6 +79,10 @@ extension BufferingOptions {
         var options = BufferingOptions()
         options.videoFramesToStart = 1
         options.minimumBufferedDuration = 0
+        // Reading never pauses on a live input in practice (what the sender sends must be taken):
+        // catching up keeps the queues short.
+        options.maximumBufferedDuration = 30
+        options.maximumBufferedBytes = .max
         return options
     }
 }

@@ -53,8 +53,12 @@ public struct SourceOptions: Sendable {
     /// mpv's `--hwdec`: video decoded on the GPU where an API opens, in software otherwise and
     /// from the last key frame after a hardware failure.
     public var hardwareDecoding = HardwareDecoding.no
-    /// mpv's `--vd-lavc-threads`: the video decoder's threads; 0 picks (one per core in software).
+    /// mpv's `--vd-lavc-threads`: the video decoder's threads; 0 picks: the fewest that keep up
+    /// in real-time playback (`playbackRate` set), one per core otherwise.
     public var videoDecoderThreads = 0
+    /// The player's speed, for real-time playback to size its decoder threads to; nil plays
+    /// as fast as decoding goes (a benchmark, an encode, `--untimed`).
+    public var playbackRate: PlaybackRate?
     /// Live mode (a live protocol, `--live`, `--profile=low-latency`): no start-up buffering, a
     /// decoder thread and queues of a few frames, libavformat's `nobuffer`, and a latency that
     /// playback catches up to; nil plays as a file.

@@ -6,7 +6,8 @@ extension FFmpegSource {
     func evaluateBuffering(force: Bool) {
         let now = MonotonicClock.now()
         // Live: each packet, as a queue runs dry and fills again within a frame interval.
-        guard force || phase != .steady || live != nil || now - lastEvaluation >= Self.evaluationInterval || isOverByteLimit else { return }
+        guard force || phase != .steady || live != nil || now - lastEvaluation >= Self.evaluationInterval || isOverByteLimit
+                || isOverTimeLimit else { return }
         lastEvaluation = now
         let serial = readSerial
         for (index, track) in tracks.enumerated() {
@@ -56,6 +57,17 @@ extension FFmpegSource {
         let track = tracks[index]
         let oldest = track.packets.withContents { queued in queued.first.flatMap { Self.decodeTime(of: $0, in: track) } }
         return oldest.map { $0 <= keyDecode } == true ? keyFrame : nil
+    }
+
+    /// A local file reads seconds of media in 100 ms: the time limit is looked at per packet too,
+    /// once every track still reading holds that much (packets and frames, as `bufferedDuration`).
+    private var isOverTimeLimit: Bool {
+        guard buffering.maximumBufferedDuration < .infinity, !tracks.isEmpty else { return false }
+        return tracks.indices.allSatisfy { index in
+            let track = tracks[index]
+            return reading[index].hasEnded
+                || Double(track.packets.count + track.frames.count) > buffering.maximumBufferedDuration * track.packetsPerSecond
+        }
     }
 
     /// Reading from a fast server queues many packets in 100 ms: the byte limit is looked at per packet.
