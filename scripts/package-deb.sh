@@ -2,7 +2,8 @@
 # Builds a Debian package of hplayer, .build/package/hplayer_VERSION_ARCH.deb, and prints its
 # path (alone, on stdout). What goes in is what scripts/install.sh installs, staged with
 # --prefix /usr; the version is the program's own (`hplayer --version`), the architecture
-# dpkg's, and Depends is worked out by dpkg-shlibdeps from the libraries the binary links.
+# dpkg's, and Depends is worked out by dpkg-shlibdeps from the libraries the binary links, and
+# for the two it opens with dlopen (libavfilter, libavdevice), from the packages that hold them.
 #
 #   scripts/package-deb.sh
 #
@@ -46,9 +47,9 @@ depends=${depends#shlibs:Depends=}
 # libavdevice for capture devices and lavfi inputs. Their sonames' packages, the versions the
 # build had.
 for library in libavfilter libavdevice; do
-  package=$(dpkg -S "*/$library.so.[0-9]*" 2>/dev/null | head -1 | cut -d: -f1)
+  package=$(dpkg -S "*/$library.so.[0-9]*" 2>/dev/null | head -1 | cut -d: -f1 || true)
   [ -n "$package" ] || { echo "package-deb: no package holds $library" >&2; exit 1; }
-  depends="$depends, $package (>= $(dpkg-query -W -f='${Version}' "$package"))"
+  depends="$depends, $package (>= $(dpkg-query -W -f='${Version}' "$package:$architecture"))"
 done
 
 maintainer_name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || echo "HPlayer maintainers")}

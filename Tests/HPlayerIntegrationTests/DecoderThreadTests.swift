@@ -21,10 +21,11 @@ extension Playback {
             }
         }
 
-        @Test("A decoder that falls behind hands over to more threads at the next IDR: every picture comes out once, in order, exact; an open-GOP HEVC stream (CRA key frames) keeps its decoder",
+        @Test("A decoder that falls behind hands over to more threads at the next IDR: every picture comes out once, in order, exact; an open-GOP HEVC stream (CRA key frames) keeps its decoder until a flush (a seek), and is exact either way; an exact seek decodes on a thread per core until its target",
               arguments: [("h264-mp4", true), ("h264-raw", true), ("hevc-closed", true), ("hevc-open", false)])
-        func handOverIsExact(kind: String, handsOver: Bool) throws {
+        func handOverIsExact(kind: String, handsOverMidStream: Bool) throws {
             let clip = try Self.clip(kind)
+            let expected = try Fixtures.frameMD5s(clip)
             let container = InputContainer(url: clip)
             try container.open(fullAnalysis: true)
             defer { container.close() }
@@ -37,31 +38,51 @@ extension Playback {
             #expect(sized.threads == 1, "320x180 at 1x: one thread")
             let md5 = FrameMD5()
             let frame = Frame()
-            var digests: [String] = []
-            func take() {
-                while sized.receive(into: frame.avFrame) == .ok {
-                    digests.append(md5.digest(of: frame))
-                    av_frame_unref(frame.avFrame)
-                }
-            }
             var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
             defer { av_packet_free(&packet) }
-            var sent = 0
-            while container.readOwn(into: packet!) >= 0 {
-                if packet!.pointee.stream_index == index {
-                    // The speed jumps after the first GOP: one thread no longer keeps up, and the
-                    // next measurement asks for every core.
-                    if sent == 15 { rate.speed = 1e6 }
-                    while sized.send(packet) == .needsIO { take() }
-                    take()
-                    sent += 1
+            /// Every picture of the clip from its start, as the decoder gives them.
+            func decodeAll() -> [String] {
+                var digests: [String] = []
+                func take() {
+                    while sized.receive(into: frame.avFrame) == .ok {
+                        digests.append(md5.digest(of: frame))
+                        av_frame_unref(frame.avFrame)
+                    }
                 }
-                av_packet_unref(packet)
+                var sent = 0
+                while container.readOwn(into: packet!) >= 0 {
+                    if packet!.pointee.stream_index == index {
+                        // The speed jumps after the first GOP: one thread no longer keeps up, and
+                        // the next measurement asks for every core.
+                        if sent == 15 { rate.speed = 1e6 }
+                        while sized.send(packet) == .needsIO { take() }
+                        take()
+                        sent += 1
+                    }
+                    av_packet_unref(packet)
+                }
+                _ = sized.send(nil)
+                take()
+                return digests
             }
-            _ = sized.send(nil)
-            take()
-            #expect(sized.threads == (handsOver ? 4 : 1))
-            #expect(digests == (try Fixtures.frameMD5s(clip)))
+            #expect(decodeAll() == expected)
+            #expect(sized.threads == (handsOverMidStream ? 4 : 1))
+            // A seek back to the start: the first packet after the flush is where an open-GOP
+            // stream hands over.
+            sized.flush()
+            rate.speed = 1
+            #expect((kind == "h264-raw" ? container.seekToFirstByte() : container.seekOwn(toMicroseconds: 0)) >= 0)
+            #expect(decodeAll() == expected)
+            #expect(sized.threads == 4)
+            // An exact seek's first packet: a thread per core and one more, until the target,
+            // then the sized decoder again from the next fresh start.
+            sized.flush()
+            sized.skipsNonReferenceFrames = true
+            #expect(sized.threads == 5)
+            sized.skipsNonReferenceFrames = false
+            #expect((kind == "h264-raw" ? container.seekToFirstByte() : container.seekOwn(toMicroseconds: 0)) >= 0)
+            #expect(decodeAll() == expected)
+            #expect(sized.threads == 4)
         }
 
         @Test("At 1x libavfilter is not loaded (its 31 libraries are 11 MiB resident); a speed of 1.5 loads it and playback goes on",

@@ -64,7 +64,7 @@ extension Playback {
             #expect(session.player.status.droppedFrames == 0)
         }
 
-        @Test("Steady playback allocates no packets or frames and copies no picture: the pools stop growing, and each picture decoded reaches the output unconverted")
+        @Test("Steady playback allocates no packets or frames and copies no picture: the pools stop growing, and none of the 250 pictures decoded is converted")
         func poolsStayFlat() async throws {
             let session = PlayerSession(url: try Clips.audioVideo(seconds: 10), name: "pool",
                                         videoOutput: NullVideoOutput(), audioOutput: NullAudioOutput())

@@ -136,12 +136,12 @@ import Testing
         #expect(remedy == row.remedy)
     }
 
-    @Test("A local file (the default options) is read 2 s ahead, or 32 MiB, and refills to 1 s (where reading resumes) after running dry")
+    @Test("A local file (the default options) is read 2 s ahead, or 128 MiB, and refills to 1 s (where reading resumes) after running dry")
     func localFilesReadTwoSecondsAhead() {
         let options = BufferingOptions()
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 2, options: options))
         #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 2.01, options: options))
-        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 0.5, bufferedBytes: 32 << 20 + 1, options: options))
+        #expect(BufferingPolicy.shouldPauseReading(isPaused: false, bufferedDuration: 0.5, bufferedBytes: 128 << 20 + 1, options: options))
         #expect(BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 1, options: options))
         #expect(!BufferingPolicy.shouldPauseReading(isPaused: true, bufferedDuration: 0.99, options: options))
         #expect(BufferingPolicy.requiredDuration(Self.track(.video, packets: 0, frames: 0), options: options) == 1)

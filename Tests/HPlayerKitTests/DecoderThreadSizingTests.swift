@@ -18,7 +18,7 @@ import Testing
         (width: 1920, height: 1080, fps: 30.0, speed: 1.0, cores: 0, expected: 1),    // cores unknown
     ]
 
-    @Test("Threads to start with, by the stream's pixel rate at the playback speed (100 M pixels a second a thread, at half load)", arguments: starts)
+    @Test("Threads to start with, by the stream's pixel rate at the playback speed (a thread taken to decode 200 M pixels a second, at half load)", arguments: starts)
     func initialThreads(row: StartRow) {
         #expect(DecoderThreadSizing.initialThreads(width: row.width, height: row.height, framesPerSecond: row.fps, speed: row.speed,
                                                    cores: row.cores) == row.expected)
@@ -76,10 +76,12 @@ import Testing
         (extradata: [0, 0, 0, 1, 0x67, 0x64], codec: "h264", expected: 0),
         (extradata: [1] + [UInt8](repeating: 0, count: 20) + [0x0f, 3], codec: "hevc", expected: 4),
         (extradata: [1] + [UInt8](repeating: 0, count: 20) + [0x0c, 3], codec: "hevc", expected: 1),
+        (extradata: [0, 1] + [UInt8](repeating: 0, count: 19) + [0x0f, 3], codec: "hevc", expected: 4),  // version 0, as some muxers wrote
+        (extradata: [0, 0, 0, 1, 0x40, 0x01] + [UInt8](repeating: 0, count: 20), codec: "hevc", expected: 0),
         (extradata: [], codec: "hevc", expected: 0),
     ]
 
-    @Test("The length prefix's size from avcC and hvcC; 0 for Annex B extradata", arguments: extradata)
+    @Test("The length prefix's size from avcC and hvcC (version 1, or 0); 0 for Annex B extradata", arguments: extradata)
     func lengthSize(row: ExtradataRow) throws {
         let id = try #require(avcodec_descriptor_get_by_name(row.codec)).pointee.id
         #expect(row.extradata.withUnsafeBufferPointer { FreshStart.lengthSize(extradata: $0, codec: id) } == row.expected)

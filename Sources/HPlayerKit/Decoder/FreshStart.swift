@@ -26,13 +26,17 @@ enum FreshStart {
     }
 
     /// The length prefix's size from an H.264 (avcC) or HEVC (hvcC) decoder configuration
-    /// record; 0 where the extradata is in Annex B form or absent.
+    /// record; 0 where the extradata is in Annex B form or absent. Told apart as libavcodec's
+    /// parsers do: avcC starts with its version, 1; hvcC with anything but a start code (some
+    /// muxers wrote version 0).
     static func lengthSize(extradata: UnsafeBufferPointer<UInt8>, codec: AVCodecID) -> Int {
-        guard extradata.count > 0, extradata[0] == 1 else { return 0 }
         switch codec {
-        case AV_CODEC_ID_H264 where extradata.count > 4: return Int(extradata[4] & 3) + 1
-        case AV_CODEC_ID_HEVC where extradata.count > 21: return Int(extradata[21] & 3) + 1
-        default: return 0
+        case AV_CODEC_ID_H264 where extradata.count > 4 && extradata[0] == 1:
+            return Int(extradata[4] & 3) + 1
+        case AV_CODEC_ID_HEVC where extradata.count > 21 && (extradata[0] != 0 || extradata[1] != 0 || extradata[2] > 1):
+            return Int(extradata[21] & 3) + 1
+        default:
+            return 0
         }
     }
 

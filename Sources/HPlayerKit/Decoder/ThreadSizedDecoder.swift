@@ -13,14 +13,25 @@ public final class PlaybackRate: Sendable {
     }
 }
 
-/// A software video decoder with the fewest threads that keep up (DecoderThreadSizing): it
-/// measures the time spent in libavcodec per picture and, when that is more than the frame
-/// interval allows, hands over to a decoder with more threads at the next point where the
-/// stream starts afresh (FreshStart). The old decoder is drained there first, so every picture
-/// comes out once and in order, the same as from one decoder.
+/// A software video decoder with the fewest threads that keep up (DecoderThreadSizing).
+///
+/// - It measures the time spent in libavcodec per picture and, when that is more than the frame
+///   interval allows, hands over to a decoder with more threads at the next point where the
+///   stream starts afresh (FreshStart), or at the first packet after a flush (a seek), where
+///   both decoders start from nothing alike (open-GOP streams, which have no such point, grow
+///   there only).
+/// - An exact seek decodes the pictures before its target as fast as it can, on a thread per
+///   core: a decoder that size takes over at the flush, and the sized one takes back at the
+///   next fresh start once the target is reached.
+///
+/// At a hand-over the old decoder is drained first, so every picture comes out once and in
+/// order, the same as from one decoder.
 final class ThreadSizedDecoder: Decoder {
     private var current: SoftwareDecoder
+    /// The present decoder's threads.
     private(set) var threads: Int
+    /// What real time needs: the first estimate, grown by measurement.
+    private(set) var sizedThreads: Int
     private let stream: UnsafeMutablePointer<AVStream>
     private let input: String
     private let cores: Int
@@ -29,10 +40,12 @@ final class ThreadSizedDecoder: Decoder {
     private let frameDuration: Double
     private let codec: AVCodecID
     private let lengthSize: Int
-    /// The threads to hand over to at the next fresh start; nil while the present ones keep up.
+    /// The threads to hand over to at the next fresh start; nil while the present ones do.
     private var wantedThreads: Int?
-    /// A larger decoder failed to open: the present one stays for good.
-    private var cannotGrow = false
+    /// A decoder failed to open: the present one stays for good.
+    private var isFixed = false
+    /// Nothing sent since the decoder was made or flushed.
+    private var isEmpty = true
     /// The drained decoder's last pictures, given out before the new one's.
     private var pending: [UnsafeMutablePointer<AVFrame>] = []
     /// The present measurement: seconds in libavcodec, and pictures out, since it began.
@@ -40,13 +53,16 @@ final class ThreadSizedDecoder: Decoder {
     private var pictures = 0
     /// Pictures a measurement covers: about a second of video.
     static let measuredPictures = 30
+    /// Failed receives a drain goes past before giving up on the old decoder's last pictures.
+    static let drainFailureLimit = 16
 
     init(stream: UnsafeMutablePointer<AVStream>, input: String, rate: PlaybackRate, cores: Int) throws(MediaError) {
         let parameters = stream.pointee.codecpar.pointee
         let framesPerSecond = Track.packetsPerSecond(kind: .video, stream: stream)
-        threads = DecoderThreadSizing.initialThreads(width: Int(parameters.width), height: Int(parameters.height),
-                                                     framesPerSecond: framesPerSecond, speed: rate.speed, cores: cores)
-        current = try SoftwareDecoder(stream: stream, threads: threads)
+        sizedThreads = DecoderThreadSizing.initialThreads(width: Int(parameters.width), height: Int(parameters.height),
+                                                          framesPerSecond: framesPerSecond, speed: rate.speed, cores: cores)
+        threads = sizedThreads
+        current = try SoftwareDecoder(stream: stream, threads: sizedThreads)
         self.stream = stream
         self.input = input
         self.cores = cores
@@ -56,13 +72,17 @@ final class ThreadSizedDecoder: Decoder {
         lengthSize = parameters.extradata.map {
             FreshStart.lengthSize(extradata: UnsafeBufferPointer(start: $0, count: Int(max(parameters.extradata_size, 0))), codec: parameters.codec_id)
         } ?? 0
-        Log.track.debug("\(input): \(threads) decoder thread(s) for \(parameters.width)x\(parameters.height) at \(framesPerSecond) fps")
+        Log.track.debug("\(input): \(sizedThreads) decoder thread(s) for \(parameters.width)x\(parameters.height) at \(framesPerSecond) fps")
     }
 
     deinit { dropPending() }
 
+    /// A seek's threads: libavcodec's own choice, a thread per core and one more, at most 16.
+    private var burstThreads: Int { min(cores + 1, DecoderThreadSizing.maximum) }
+
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
-        if let packet, let wanted = wantedThreads, startsAfresh(packet) { handOver(to: wanted) }
+        if let packet, let wanted = wantedThreads, isEmpty || startsAfresh(packet) { handOver(to: wanted) }
+        isEmpty = false
         let started = MonotonicClock.now()
         let status = current.send(packet)
         busy += MonotonicClock.now() - started
@@ -85,15 +105,23 @@ final class ThreadSizedDecoder: Decoder {
 
     func flush() {
         current.flush()
+        isEmpty = true
         dropPending()
         restartMeasurement()
     }
 
+    /// Set before each packet is sent (DecodeLoop): true from an exact seek's first packet
+    /// until its target.
     var skipsNonReferenceFrames: Bool {
         get { current.skipsNonReferenceFrames }
         set {
             current.skipsNonReferenceFrames = newValue
             restartMeasurement()  // pictures skipped to a seek's target are not the stream's pace
+            if newValue, isEmpty, !isFixed, burstThreads > threads {
+                handOver(to: burstThreads)
+            } else if !newValue, threads != sizedThreads, wantedThreads == nil {
+                wantedThreads = sizedThreads
+            }
         }
     }
 
@@ -102,13 +130,14 @@ final class ThreadSizedDecoder: Decoder {
     // MARK: Measuring
 
     private func notePicture() {
-        guard !current.skipsNonReferenceFrames, !cannotGrow else { return }
+        guard !current.skipsNonReferenceFrames, !isFixed, threads == sizedThreads else { return }
         pictures += 1
         guard pictures >= Self.measuredPictures else { return }
         let perPicture = busy / Double(pictures)
         let interval = frameDuration / max(rate.speed, 0.01)
         let wanted = DecoderThreadSizing.threads(current: threads, frameInterval: interval, decodeTime: perPicture, cores: cores)
-        if wanted > max(threads, wantedThreads ?? 0) {
+        if wanted > sizedThreads {
+            sizedThreads = wanted
             wantedThreads = wanted
             Log.track.info("\(input): decoding takes \(Int(perPicture * 1000)) ms a picture of the \(Int(interval * 1000)) ms each lasts: \(wanted) decoder threads from the next key frame")
         }
@@ -129,33 +158,42 @@ final class ThreadSizedDecoder: Decoder {
     }
 
     /// Drains the present decoder into `pending` and puts a decoder of `wanted` threads in its
-    /// place; where that cannot open, the present one is flushed and goes on (the packet about
-    /// to be sent starts afresh, so nothing is lost either way).
+    /// place; where that cannot open, the present one is flushed and goes on, as it is for good
+    /// (the packet about to be sent starts afresh, so nothing is lost either way).
     private func handOver(to wanted: Int) {
         wantedThreads = nil
-        var status = current.send(nil)
-        while status == .ok {
-            guard let frame = av_frame_alloc() else { break }
-            status = current.receive(into: frame)
-            if status == .ok {
-                pending.append(frame)
-            } else {
-                var unused: UnsafeMutablePointer<AVFrame>? = frame
-                av_frame_free(&unused)
-            }
-        }
+        guard wanted != threads else { return }
+        if !isEmpty { drainIntoPending() }
         do {
-            let larger = try SoftwareDecoder(stream: stream, threads: wanted)
-            larger.skipsNonReferenceFrames = current.skipsNonReferenceFrames
-            current = larger
+            let replacement = try SoftwareDecoder(stream: stream, threads: wanted)
+            replacement.skipsNonReferenceFrames = current.skipsNonReferenceFrames
+            current = replacement
             threads = wanted
             Log.track.debug("\(input): \(wanted) decoder threads from here")
         } catch {
             Log.track.warning("\(input): a decoder with \(wanted) threads did not open (\(error.reason)): keeping \(threads)")
             current.flush()
-            cannotGrow = true
+            sizedThreads = threads
+            isFixed = true
         }
         restartMeasurement()
+    }
+
+    /// The old decoder's last pictures. A damaged picture fails its receive; those after it still come.
+    private func drainIntoPending() {
+        guard current.send(nil) == .ok else { return }
+        var failures = 0
+        while failures < Self.drainFailureLimit, let frame = av_frame_alloc() {
+            let status = current.receive(into: frame)
+            if status == .ok {
+                pending.append(frame)
+                continue
+            }
+            var unused: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&unused)
+            guard case .failed = status else { break }
+            failures += 1
+        }
     }
 
     private func dropPending() {

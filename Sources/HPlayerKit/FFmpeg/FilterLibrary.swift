@@ -32,15 +32,16 @@ struct FilterLibrary: @unchecked Sendable {
 
     static let soname = "libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)"
 
+    /// Loads the library now (tens of milliseconds, the first time), off the threads that
+    /// must not wait.
+    static func prepare() { _ = shared }
+
     /// The library, or why it cannot be had (said once, when first asked).
     static let shared: Result<FilterLibrary, MediaError> = {
         let result = load()
         if case .failure(let failure) = result { Log.player.error("\(failure.input): \(failure.reason)") }
         return result
     }()
-
-    /// Whether this process has libavfilter mapped (a test's check that 1x leaves it out).
-    static var isLoaded: Bool { dlopen(soname, RTLD_NOW | RTLD_NOLOAD) != nil }
 
     private static func load() -> Result<FilterLibrary, MediaError> {
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {

@@ -54,6 +54,12 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         var sourceOptions = options.source
         sourceOptions.isUntimed = options.isUntimed
         sourceOptions.playbackRate = options.isUntimed ? nil : playbackRate
+        if options.isUntimed {
+            // As fast as decoding goes: a read-ahead in seconds would be used up between two
+            // looks at it. The packet queues' capacity bounds it, as for a benchmark.
+            sourceOptions.buffering.maximumBufferedDuration = .infinity
+            sourceOptions.buffering.maximumBufferedBytes = .max
+        }
         playbackRate.speed = options.speed
         self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
         liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)

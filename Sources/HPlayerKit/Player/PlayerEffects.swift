@@ -149,7 +149,10 @@ extension Player {
         case let .setLoopEnd(end, .audio):
             audioRenderer?.setLoopEnd(end)
         case let .setTempo(speed):
+            // Loaded here, not on the tempo stage's thread, which feeds the output a callback ahead.
+            if speed != 1 { FilterLibrary.prepare() }
             audioTempo?.setTempo(speed)
+            playbackRate.speed = speed  // with sound, the clock follows the tempo: no setClockRate comes
         case let .setClockRate(speed):
             clock.setRate(speed, at: MonotonicClock.now())
             playbackRate.speed = speed

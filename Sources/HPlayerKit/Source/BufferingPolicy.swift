@@ -56,10 +56,11 @@ public struct BufferingOptions: Sendable, Equatable {
     /// Seconds a track must hold to become playable again after running dry (`--cache-pause-wait`).
     public var minimumBufferedDuration: Double = 3
     /// Reading pauses above this many seconds, or `maximumBufferedBytes` of packets... For a
-    /// local file, 2 s and 32 MiB (mpv reads 1 s ahead): the disk does not stall, and what is
-    /// read ahead is held in memory. Network media reads further (`readingAhead`).
+    /// local file, 2 s (mpv reads 1 s ahead): the disk does not stall, and what is read ahead is
+    /// held in memory. The bytes only bound what an intra codec at hundreds of Mb/s reads in
+    /// those 2 s (mpv's 150 MiB). Network media reads further (`readingAhead`).
     public var maximumBufferedDuration: Double = 2
-    public var maximumBufferedBytes = 32 << 20
+    public var maximumBufferedBytes = 128 << 20
     /// ...and resumes below this fraction of both.
     public var resumeFraction = 0.5
     /// Packet queues grow to hold what the limits above allow (network media), rather than
