@@ -22,7 +22,9 @@ public final class PlaybackRate: Sendable {
 ///   there only).
 /// - An exact seek decodes the pictures before its target as fast as it can, on a thread per
 ///   core: a decoder that size takes over at the flush, and the sized one takes back at the
-///   next fresh start once the target is reached.
+///   next fresh start once the target is reached. Only in a stream that has shown a fresh start
+///   past its first packet: in one without (open GOPs, intra refresh, codecs FreshStart does
+///   not know) the larger decoder would stay to the next seek.
 ///
 /// At a hand-over the old decoder is drained first, so every picture comes out once and in
 /// order, the same as from one decoder.
@@ -46,6 +48,11 @@ final class ThreadSizedDecoder: Decoder {
     private var isFixed = false
     /// Nothing sent since the decoder was made or flushed.
     private var isEmpty = true
+    /// Whether a fresh start has come other than as the stream's first packet (an open-GOP
+    /// stream's one IDR): where the larger decoder of a seek has a place to hand back. One a
+    /// seek landed on counts too, so a run of seeks soon finds it.
+    private var hasFreshStartsMidStream = false
+    private var firstPacketPts: Int64?
     /// The drained decoder's last pictures, given out before the new one's.
     private var pending: [UnsafeMutablePointer<AVFrame>] = []
     /// The present measurement: seconds in libavcodec, and pictures out, since it began.
@@ -81,11 +88,20 @@ final class ThreadSizedDecoder: Decoder {
     private var burstThreads: Int { min(cores + 1, DecoderThreadSizing.maximum) }
 
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
-        if let packet, let wanted = wantedThreads, isEmpty || startsAfresh(packet) { handOver(to: wanted) }
-        isEmpty = false
+        if let packet, isEmpty || wantedThreads != nil || !hasFreshStartsMidStream {
+            let isFresh = startsAfresh(packet)
+            let pts = packet.pointee.pts
+            if firstPacketPts == nil {
+                firstPacketPts = pts
+            } else if isFresh, !isEmpty || (pts != noTimestamp && pts != firstPacketPts) {
+                hasFreshStartsMidStream = true
+            }
+            if let wanted = wantedThreads, isEmpty || isFresh { handOver(to: wanted) }
+        }
         let started = MonotonicClock.now()
         let status = current.send(packet)
         busy += MonotonicClock.now() - started
+        if case .failed = status {} else { isEmpty = false }  // a refused packet leaves it empty
         return status
     }
 
@@ -106,6 +122,8 @@ final class ThreadSizedDecoder: Decoder {
     func flush() {
         current.flush()
         isEmpty = true
+        // Seeking on from an exact seek not yet at its target: the next packet's flag decides.
+        if current.skipsNonReferenceFrames, threads != sizedThreads { wantedThreads = nil }
         dropPending()
         restartMeasurement()
     }
@@ -117,8 +135,12 @@ final class ThreadSizedDecoder: Decoder {
         set {
             current.skipsNonReferenceFrames = newValue
             restartMeasurement()  // pictures skipped to a seek's target are not the stream's pace
-            if newValue, isEmpty, !isFixed, burstThreads > threads {
-                handOver(to: burstThreads)
+            if newValue, isEmpty {
+                if threads >= burstThreads {
+                    wantedThreads = nil  // another exact seek before the hand-back: the larger decoder stays
+                } else if hasFreshStartsMidStream, !isFixed {
+                    handOver(to: burstThreads, isOptional: true)
+                }
             } else if !newValue, threads != sizedThreads, wantedThreads == nil {
                 wantedThreads = sizedThreads
             }
@@ -158,9 +180,10 @@ final class ThreadSizedDecoder: Decoder {
     }
 
     /// Drains the present decoder into `pending` and puts a decoder of `wanted` threads in its
-    /// place; where that cannot open, the present one is flushed and goes on, as it is for good
-    /// (the packet about to be sent starts afresh, so nothing is lost either way).
-    private func handOver(to wanted: Int) {
+    /// place. Where that cannot open, the present one is flushed and goes on (the packet about
+    /// to be sent starts afresh, so nothing is lost either way): as it is for good, unless the
+    /// change was `isOptional` (a seek's larger decoder, asked of an empty one).
+    private func handOver(to wanted: Int, isOptional: Bool = false) {
         wantedThreads = nil
         guard wanted != threads else { return }
         if !isEmpty { drainIntoPending() }
@@ -171,8 +194,9 @@ final class ThreadSizedDecoder: Decoder {
             threads = wanted
             Log.track.debug("\(input): \(wanted) decoder threads from here")
         } catch {
-            Log.track.warning("\(input): a decoder with \(wanted) threads did not open (\(error.reason)): keeping \(threads)")
             current.flush()
+            guard !isOptional else { return }
+            Log.track.warning("\(input): a decoder with \(wanted) threads did not open (\(error.reason)): keeping \(threads)")
             sizedThreads = threads
             isFixed = true
         }

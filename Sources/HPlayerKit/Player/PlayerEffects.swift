@@ -150,7 +150,7 @@ extension Player {
             audioRenderer?.setLoopEnd(end)
         case let .setTempo(speed):
             // Loaded here, not on the tempo stage's thread, which feeds the output a callback ahead.
-            if speed != 1 { FilterLibrary.prepare() }
+            if speed != 1, audioTempo != nil { FilterLibrary.prepare() }
             audioTempo?.setTempo(speed)
             playbackRate.speed = speed  // with sound, the clock follows the tempo: no setClockRate comes
         case let .setClockRate(speed):

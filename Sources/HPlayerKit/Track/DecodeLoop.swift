@@ -133,6 +133,7 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func drain() {
         track.setCodecState(.flushing)
+        sentSinceFlush = true  // draining leaves the decoder at its end: the next serial flushes it
         if track.decoder.send(nil) != .ok {
             warnings.note("\(track.kind) decoder could not drain")
         }
