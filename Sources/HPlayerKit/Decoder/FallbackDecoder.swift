@@ -35,7 +35,7 @@ final class FallbackDecoder: Decoder {
     private var isSkippingReplayed = false
     private var skipped = 0
     /// Pictures the software decoder gave while the packets were replayed, to give out next.
-    private var pending: [UnsafeMutablePointer<AVFrame>] = []
+    private let pending = PictureBacklog()
     /// The end was sent (a nil packet): the software decoder is drained too after the replay.
     private var isDraining = false
 
@@ -52,7 +52,6 @@ final class FallbackDecoder: Decoder {
             var owned: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&owned)
         }
-        dropPending()
     }
 
     /// Whether the hardware decoder still decodes.
@@ -75,12 +74,7 @@ final class FallbackDecoder: Decoder {
     }
 
     func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
-        if !pending.isEmpty {
-            var first: UnsafeMutablePointer<AVFrame>? = pending.removeFirst()
-            av_frame_move_ref(frame, first)
-            av_frame_free(&first)
-            return .ok
-        }
+        if pending.takeFirst(into: frame) { return .ok }
         while true {
             let status = current.receive(into: frame)
             switch status {
@@ -105,7 +99,7 @@ final class FallbackDecoder: Decoder {
     func flush() {
         current.flush()
         forgetPackets()
-        dropPending()
+        pending.removeAll()
         lastGivenPts = nil
         givenSinceKeyPicture = 0
         isReplayable = true
@@ -228,13 +222,5 @@ final class FallbackDecoder: Decoder {
         gops.removeAll(keepingCapacity: true)
         keptPacketCount = 0
         keyPicturesAwaited = 0
-    }
-
-    private func dropPending() {
-        for frame in pending {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-        }
-        pending.removeAll()
     }
 }

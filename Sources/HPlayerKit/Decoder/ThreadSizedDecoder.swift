@@ -54,7 +54,7 @@ final class ThreadSizedDecoder: Decoder {
     private var hasFreshStartsMidStream = false
     private var firstPacketPts: Int64?
     /// The drained decoder's last pictures, given out before the new one's.
-    private var pending: [UnsafeMutablePointer<AVFrame>] = []
+    private let pending = PictureBacklog()
     /// The present measurement: seconds in libavcodec, and pictures out, since it began.
     private var busy = 0.0
     private var pictures = 0
@@ -82,8 +82,6 @@ final class ThreadSizedDecoder: Decoder {
         Log.track.debug("\(input): \(sizedThreads) decoder thread(s) for \(parameters.width)x\(parameters.height) at \(framesPerSecond) fps")
     }
 
-    deinit { dropPending() }
-
     /// A seek's threads: libavcodec's own choice, a thread per core and one more, at most 16.
     private var burstThreads: Int { min(cores + 1, DecoderThreadSizing.maximum) }
 
@@ -106,12 +104,7 @@ final class ThreadSizedDecoder: Decoder {
     }
 
     func receive(into frame: UnsafeMutablePointer<AVFrame>) -> DecoderStatus {
-        if !pending.isEmpty {
-            var first: UnsafeMutablePointer<AVFrame>? = pending.removeFirst()
-            av_frame_move_ref(frame, first)
-            av_frame_free(&first)
-            return .ok
-        }
+        if pending.takeFirst(into: frame) { return .ok }
         let started = MonotonicClock.now()
         let status = current.receive(into: frame)
         busy += MonotonicClock.now() - started
@@ -124,7 +117,7 @@ final class ThreadSizedDecoder: Decoder {
         isEmpty = true
         // Seeking on from an exact seek not yet at its target: the next packet's flag decides.
         if current.skipsNonReferenceFrames, threads != sizedThreads { wantedThreads = nil }
-        dropPending()
+        pending.removeAll()
         restartMeasurement()
     }
 
@@ -218,13 +211,5 @@ final class ThreadSizedDecoder: Decoder {
             guard case .failed = status else { break }
             failures += 1
         }
-    }
-
-    private func dropPending() {
-        for frame in pending {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-        }
-        pending.removeAll()
     }
 }

@@ -47,36 +47,25 @@ struct FilterLibrary: @unchecked Sendable {
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             return .failure(MediaError(input: soname, reason: "cannot be loaded, so the tempo cannot change: \(String(cString: dlerror()))"))
         }
-        var missing: [String] = []
-        func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
+        func symbol<Function>(_ name: String, as type: Function.Type) throws(MediaError) -> Function {
             guard let address = dlsym(handle, name) else {
-                missing.append(name)
-                return nil
+                throw MediaError(input: soname, reason: "lacks \(name), so the tempo cannot change")
             }
             return unsafeBitCast(address, to: type)
         }
-        let library = FilterLibrary.make(
-            graphAlloc: symbol("avfilter_graph_alloc", as: GraphAlloc.self),
-            graphFree: symbol("avfilter_graph_free", as: GraphFree.self),
-            getByName: symbol("avfilter_get_by_name", as: GetByName.self),
-            createFilter: symbol("avfilter_graph_create_filter", as: CreateFilter.self),
-            link: symbol("avfilter_link", as: Link.self),
-            graphConfig: symbol("avfilter_graph_config", as: GraphConfig.self),
-            sendCommand: symbol("avfilter_graph_send_command", as: SendCommand.self),
-            addFrame: symbol("av_buffersrc_add_frame_flags", as: AddFrame.self),
-            getSamples: symbol("av_buffersink_get_samples", as: GetSamples.self))
-        guard let library else {
-            return .failure(MediaError(input: soname, reason: "lacks \(missing.joined(separator: ", ")), so the tempo cannot change"))
+        do throws(MediaError) {
+            return .success(FilterLibrary(
+                graphAlloc: try symbol("avfilter_graph_alloc", as: GraphAlloc.self),
+                graphFree: try symbol("avfilter_graph_free", as: GraphFree.self),
+                getByName: try symbol("avfilter_get_by_name", as: GetByName.self),
+                createFilter: try symbol("avfilter_graph_create_filter", as: CreateFilter.self),
+                link: try symbol("avfilter_link", as: Link.self),
+                graphConfig: try symbol("avfilter_graph_config", as: GraphConfig.self),
+                sendCommand: try symbol("avfilter_graph_send_command", as: SendCommand.self),
+                addFrame: try symbol("av_buffersrc_add_frame_flags", as: AddFrame.self),
+                getSamples: try symbol("av_buffersink_get_samples", as: GetSamples.self)))
+        } catch {
+            return .failure(error)
         }
-        return .success(library)
-    }
-
-    private static func make(graphAlloc: GraphAlloc?, graphFree: GraphFree?, getByName: GetByName?, createFilter: CreateFilter?,
-                             link: Link?, graphConfig: GraphConfig?, sendCommand: SendCommand?, addFrame: AddFrame?,
-                             getSamples: GetSamples?) -> FilterLibrary? {
-        guard let graphAlloc, let graphFree, let getByName, let createFilter, let link, let graphConfig, let sendCommand,
-              let addFrame, let getSamples else { return nil }
-        return FilterLibrary(graphAlloc: graphAlloc, graphFree: graphFree, getByName: getByName, createFilter: createFilter,
-                             link: link, graphConfig: graphConfig, sendCommand: sendCommand, addFrame: addFrame, getSamples: getSamples)
     }
 }

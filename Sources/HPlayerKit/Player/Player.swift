@@ -42,7 +42,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     var audioTempo: AudioTempoStage?
     var videoRenderer: VideoRenderer?
     /// The speed the video decoder sizes its threads to.
-    let playbackRate = PlaybackRate()
+    let playbackRate: PlaybackRate
 
     /// - Parameter source: the source to play from; an FFmpegSource for `url` when nil.
     public init(url: String, options: PlayerOptions = PlayerOptions(), audioOutput: AudioOutput, videoOutput: VideoOutput,
@@ -51,6 +51,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         self.options = options
         self.audioOutput = audioOutput
         self.videoOutput = videoOutput
+        playbackRate = PlaybackRate(options.speed)
         var sourceOptions = options.source
         sourceOptions.isUntimed = options.isUntimed
         sourceOptions.playbackRate = options.isUntimed ? nil : playbackRate
@@ -60,7 +61,6 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             sourceOptions.buffering.maximumBufferedDuration = .infinity
             sourceOptions.buffering.maximumBufferedBytes = .max
         }
-        playbackRate.speed = options.speed
         self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
         liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
         machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed,

@@ -208,7 +208,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 let decoder = kind == .video
                     ? try VideoDecoderFactory.make(stream: stream, hardware: options.hardwareDecoding, input: url,
                                                    threads: options.videoDecoderThreads, slicesOnly: live != nil,
-                                                   sizedTo: options.isUntimed ? nil : options.playbackRate)
+                                                   sizedTo: options.playbackRate)
                     : try SoftwareDecoder(stream: stream, slicesOnly: live != nil)
                 let videoMaximum = live != nil ? min(options.videoFrameQueueCapacity, 4) : options.videoFrameQueueCapacity
                 let frameCapacity = kind == .audio ? (live != nil ? min(options.audioFrameQueueCapacity, 4) : options.audioFrameQueueCapacity)
