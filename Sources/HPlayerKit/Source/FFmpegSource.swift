@@ -118,10 +118,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         guard mode != .liveEdge else { return }
         // Empty the queues of what came before now: a read or decode thread blocked on a full one
         // wakes at once. The read thread may have begun the seek already: what it queued for it stays.
-        for track in tracks {
-            track.packets.flush(where: { $0.serial < serial }, track.recycle)
-            track.frames.flush(where: { $0.serial < serial }, track.recycle)
-        }
+        for track in tracks { track.discardQueued(before: serial) }
     }
 
     /// Closes once: a second caller (an encode's Ctrl-C aborting the open while its end closes the

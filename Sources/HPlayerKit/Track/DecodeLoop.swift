@@ -48,6 +48,10 @@ final class DecodeLoop: @unchecked Sendable {
     func run() {
         while !stopped, let packet = track.packets.pop(blocking: true) {
             track.listener?.trackDidChangeQueues(track)
+            if track.isStale(packet) {
+                track.recycle(packet)
+                continue
+            }
             if packet.serial != serial { begin(serial: packet.serial) }
             switch packet.kind {
             case .data: decode(packet)

@@ -66,6 +66,8 @@ public final class Track: @unchecked Sendable {
     private var state = CodecState.decoding
     private var dropTarget: (serial: Int, target: DropTarget)?
     private let finishedSerial = Atomic<Int>(-1)
+    /// The oldest serial still wanted, raised by a seek as it is asked (`discardPackets(before:)`).
+    private let oldestWantedSerial = Atomic<Int>(Int.min)
     /// Whether the decoder has put out any frame: media in which nothing decodes is an error,
     /// not an empty success.
     private let decodedAnyFrame = Atomic<Bool>(false)
@@ -199,6 +201,20 @@ public final class Track: @unchecked Sendable {
 
     func dropTarget(for serial: Int) -> DropTarget? {
         lock.withLock { dropTarget?.serial == serial ? dropTarget?.target : nil }
+    }
+
+    /// A seek of `serial` is asked: what is queued of older serials goes, and their packets are
+    /// not decoded from now on. The read thread may queue one more before it sees the seek, or the
+    /// decode thread hold one it popped: decoded, it would start the decoder mid-GOP, on
+    /// references it never had. What the read thread queued for the seek already stays.
+    func discardQueued(before serial: Int) {
+        oldestWantedSerial.max(serial, ordering: .releasing)
+        packets.flush(where: { $0.serial < serial }, recycle)
+        frames.flush(where: { $0.serial < serial }, recycle)
+    }
+
+    func isStale(_ packet: Packet) -> Bool {
+        packet.serial < oldestWantedSerial.load(ordering: .acquiring)
     }
 
     // MARK: Frames, for the renderers
