@@ -302,6 +302,43 @@ extension Playback {
             #expect(recordedPts(fromHLS).count >= 50, "\(hlsViewer.stderr)")
         }
 
+        @Test("RTMP: when the publisher leaves, nginx-rtmp keeps the viewer's connection busy, and hplayer ends after --network-timeout without a packet: one error line, exit 1",
+              .timeLimit(.minutes(1)))
+        func rtmpPublisherLeaves() throws {
+            let server = try NginxRTMPServer()
+            let url = server.rtmpURL("leaving")
+            // 6 s: longer than the gaps between nginx-rtmp's messages to a viewer of a stream
+            // without a publisher, so that a timeout on bytes alone never fires.
+            let viewer = try BackgroundProcess([Command.hplayer, url, "--vo", "null", "--ao", "null", "--no-status", "--network-timeout", "6"])
+            MonotonicClock.sleep(until: MonotonicClock.now() + 1)
+            let push = try encode(["--from", "pattern:320x240@25", "-t", "3", "--push", url, "--preset", "ultrafast",
+                                   "--zerolatency", "--keyint", "25"])
+            #expect(push.status == 0, "\(push.stderr)")
+            #expect(viewer.wait(timeout: 20) == 1, "still playing 20 s after the publisher left: \(viewer.stderr)")
+            let errors = viewer.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
+            #expect(errors == ["hplayer: error: \(url): nothing received for 6 s (--network-timeout)"], "\(viewer.stderr)")
+        }
+
+        @Test("RTMP joined mid-stream, key frames 2 s apart (nginx-rtmp sends a late viewer the sound at once, the picture from the next key frame): the picture is played too, in order",
+              .timeLimit(.minutes(1)))
+        func rtmpJoinedMidStream() throws {
+            let server = try NginxRTMPServer()
+            let url = server.rtmpURL("joined")
+            let pusher = try BackgroundProcess([Command.hplayer, "encode", "--from", "pattern:320x240@25", "-t", "8", "--push", url,
+                                                "--preset", "ultrafast", "--zerolatency", "--keyint", "50"])
+            // 2.3 s in: the next key frame is 1.7 s off, past a half-second analysis of the sound.
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2.3)
+            let played = Fixtures.newFolder("rtmp-joined")
+            let viewer = try BackgroundProcess([Command.hplayer, url, "--vo", "record:\(played)", "--ao", "null", "--no-status",
+                                                "--network-timeout", "3"])
+            #expect(pusher.wait(timeout: 30) == 0, "\(pusher.stderr)")
+            #expect(viewer.wait(timeout: 20) == 1, "ends after --network-timeout: \(viewer.stderr)")
+            let pts = recordedPts(played)
+            // From the key frame at 4 s to the end at 8 s: 100 pictures, less what a loaded machine drops.
+            #expect(pts.count >= 50, "\(pts.count) pictures: \(viewer.stderr)")
+            #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 })
+        }
+
         @Test("SRT: a 3 s push (MPEG-TS) into an ffmpeg listening for it: the picture and the sound arrive", .realTime)
         func srtPush() throws {
             let folder = Fixtures.newFolder("srt")

@@ -495,6 +495,46 @@ extension Playback {
             #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.pts > $0.pts })
         }
 
+        @Test("A live HLS playlist plays in live mode: the status line gives the latency it began at (3 s of 1 s segments); steady, no catch-up; a segment sent slowly makes playback wait, and then it catches up, playing faster than 1x", .realTime)
+        func liveCatchesUpAfterAStall() async throws {
+            let folder = Fixtures.newFolder("hls-live-stall")
+            let encoder = try BackgroundProcess([
+                "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=60",
+                "-f", "lavfi", "-i", "sine=d=60", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1",
+                "-hls_list_size", "6", "-hls_flags", "delete_segments+temp_file", folder + "/live.m3u8"])
+            defer { encoder.send(signal: SIGKILL) }
+            @Sendable func listed() -> [Int] {
+                let text = (try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? ""
+                guard case let .media(playlist)? = try? HLSPlaylistParser.parse(text) else { return [] }
+                return playlist.segments.map(\.sequenceNumber)
+            }
+            try #require(await until(timeout: 20) { listed().count >= 6 }, "the encoder wrote no window of 6 segments")
+            // The segment four past the edge, about 4 s into playback, comes at 10 kB/s: 5 s for its 50 kB.
+            let slow = listed().last! + 4
+            let server = try FaultServer(["--slow-path", "live\(slow)\\.ts$", "--slow-rate", "10000"], root: folder)
+            let session = PlayerSession(url: server.url("live.m3u8"), name: "hls-live-stall")
+            session.player.prepare()
+            session.player.play()
+            _ = try await session.waitFor("playing") { if case .started = $0 { true } else { false } }
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+            let began = try #require(session.player.status.liveLatency, "no latency on the status line")
+            // Behind the newest data read: 3 s when a segment has come, down to 2 s before the next.
+            #expect(began > 1.5 && began < 4.5, "latency \(began) s at the start")
+            let start = session.eventCount
+            _ = try await session.waitFor("the stall", after: start, timeout: 20) { $0 == .bufferingStarted }
+            let catchUp = session.events.dropFirst(start).contains { if case .liveCatchUp = $0 { true } else { false } }
+            #expect(!catchUp, "a catch-up before the stall: \(session.events)")
+            _ = try await session.waitFor("the catch-up", after: start, timeout: 20) { if case let .liveCatchUp(speed) = $0 { speed > 1 } else { false } }
+            let behind = try #require(session.player.status.liveLatency)
+            #expect(behind > began, "latency \(behind) s after the stall, \(began) s before")
+            // Catching up: in 4 s of wall time playback moves on further than 4 s.
+            let (position, time) = (session.player.status.position, MonotonicClock.now())
+            try await Task.sleep(nanoseconds: 4_000_000_000)
+            let speed = (session.player.status.position - position) / (MonotonicClock.now() - time)
+            #expect(speed > 1.02, "played at \(speed)x while catching up")
+            session.close()
+        }
+
         /// The ladder's v0 with its segments encrypted by openssl (AES-128-CBC, the IV each
         /// segment's sequence number, as the playlist gives none) and the key at key.bin.
         static func encryptedVariant() throws -> String {

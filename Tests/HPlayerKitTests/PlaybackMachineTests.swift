@@ -259,6 +259,29 @@ import Testing
         #expect(played.contains(.startRendering(timelineOf: 0, from: .earliestFrame, followsAudio: true)))
     }
 
+    /// A live HLS playlist is known live once open: its hold-back is the latency target. Past it
+    /// playback catches up, but far past it never jumps (the newest key frame queued is a segment
+    /// from the edge, well inside the target); `--no-live` plays it as a file.
+    @Test func liveHLSFollowsItsHoldBack() {
+        var info = Self.info
+        info.duration = nil
+        info.liveHoldBack = 3
+        let opened: [Event] = [.prepare, .opened(info, hasAudio: true, hasVideo: true), .evaluated(Self.playable, loadState: .playable, serial: 0),
+                               .play(clock: nil), .rendered(.firstFramePresented, serial: 0, firstPicture: 1)]
+        var hls = PlaybackMachine()
+        #expect(hls.live == nil, "not known live before it opens")
+        for event in opened { _ = hls.handle(event) }
+        #expect(hls.live == PlaybackMachine.LiveControl(latencyTarget: 3, isSegmented: true))
+        #expect(hls.handle(.liveEdge(behind: 3, queued: 3, readEnd: 9, keyFrame: 8)).isEmpty, "at the target: 1x")
+        #expect(hls.handle(.liveEdge(behind: 3.3, queued: 3.3, readEnd: 9.3, keyFrame: 8)) == [.setTempo(1.05), .emit(.liveCatchUp(speed: 1.05))])
+        let farBehind = hls.handle(.liveEdge(behind: 9, queued: 9, readEnd: 15, keyFrame: 14))
+        #expect(farBehind == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))], "no jump: \(farBehind)")
+        var file = PlaybackMachine(configuration: .init(followsLiveHLS: false))
+        for event in opened { _ = file.handle(event) }
+        #expect(file.live == nil)
+        #expect(file.handle(.liveEdge(behind: 9, queued: 9, readEnd: 15, keyFrame: 14)).isEmpty)
+    }
+
     /// Untimed playback renders once open, without waiting for the buffer.
     @Test func untimedRendersOnceOpen() {
         var machine = PlaybackMachine(configuration: .init(isUntimed: true))

@@ -46,6 +46,10 @@ final class InputContainer: @unchecked Sendable {
     var renditionReading = RenditionReading(inputs: 1)
     let network: NetworkOptions
     let isLive: Bool
+    /// Live over a connection: how long a read may go without a packet before the stream is taken
+    /// as ended. A server may keep the connection busy after its publisher has gone (nginx-rtmp's
+    /// pings), so that libavformat's `rw_timeout`, which counts bytes, never fires.
+    private let silenceLimit: Double?
     private let opensRenditions: Bool
     /// The demuxer to use, where libavformat is not to guess it (a capture device, lavfi).
     private let format: InputFormat?
@@ -64,6 +68,7 @@ final class InputContainer: @unchecked Sendable {
         self.url = url
         self.isLive = isLive
         self.network = network
+        silenceLimit = isLive && LiveInput.endsAfterSilence(url) ? network.timeout : nil
         self.opensRenditions = opensRenditions
         self.format = format
         if let byteSource {
@@ -152,6 +157,15 @@ final class InputContainer: @unchecked Sendable {
             // reads half a second (mpv's tenth is too short here for the sound's parameters).
             av_dict_set(&options, "fflags", "+nobuffer", 0)
             av_dict_set(&options, "analyzeduration", "500000", 0)
+            if LiveInput.mayStartWithSoundAlone(url) {
+                // FLV over RTMP announces no streams, and nginx-rtmp starts a late viewer's
+                // picture at the next key frame but its sound at once: half a second could end
+                // before any picture came, and the stream would play as sound. The analysis
+                // ends once there are both, or after 3 s (a key frame every 2 s is common); with
+                // no frame-rate probing, as FLV's timestamps give the rate.
+                av_dict_set(&options, "analyzeduration", "3000000", 0)
+                av_dict_set(&options, "fpsprobesize", "0", 0)
+            }
             let timeout = String(Int64(saturating: network.timeout * 1_000_000))
             if LiveInput.waitsThroughSilence(url) {
                 // Datagrams are waited for through a silence; a full receive buffer (playback
@@ -235,7 +249,16 @@ final class InputContainer: @unchecked Sendable {
 
     /// The next packet, of this container or a rendition's (InputRenditions.swift): 0,
     /// AVERROR_EOF at the end, or another negative error.
+    /// The next packet. Live over a connection, AVERROR(ETIMEDOUT) after `silenceLimit` without one.
     func read(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+        guard let silenceLimit else { return readAny(into: packet) }
+        abortFlag.set(at: MonotonicClock.now() + silenceLimit)
+        let result = readAny(into: packet)
+        abortFlag.clearDeadline()
+        return result == hp_averror_exit() && !abortFlag.isRaised ? hp_averror(ETIMEDOUT) : result
+    }
+
+    private func readAny(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         renditions.isEmpty ? readOwn(into: packet) : readInTimeOrder(into: packet)
     }
 
@@ -410,7 +433,7 @@ final class InputContainer: @unchecked Sendable {
         return nil
     }
 
-    var isAborted: Bool { abortFlag.isSet }
+    var isAborted: Bool { abortFlag.isRaised }
 
     /// The byte source when it seeks by time, and libavformat reads through it.
     private var timed: TimeSeekableByteSource? {

@@ -19,6 +19,11 @@ final class InterruptFlag: Sendable {
 
     func set(at seconds: Double) { deadline.store(seconds.bitPattern, ordering: .relaxed) }
 
+    func clearDeadline() { deadline.store(0, ordering: .relaxed) }
+
+    /// Whether `set()` was called, whatever the deadline.
+    var isRaised: Bool { flag.load(ordering: .relaxed) }
+
     /// The callback for a context that this flag outlives.
     var callback: AVIOInterruptCB {
         AVIOInterruptCB(callback: { opaque in

@@ -164,6 +164,11 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
 
     public var duration: Double? { playlist.isLive ? nil : playlist.duration }
 
+    /// A live playlist: how far behind its live edge playback began (the segments from the first
+    /// fetched to the playlist's end when it opened, three target durations or a little more),
+    /// the latency live playback keeps to. Nil for a playlist that has ended.
+    private(set) var liveHoldBack: Double?
+
     public func open(at offset: Int64) throws(MediaError) {
         let text = try fetchText(url)
         switch try parse(text, from: url) {
@@ -211,7 +216,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         publishCacheLayout()
-        try startSegment(at: firstSegmentIndex())
+        let first = firstSegmentIndex()
+        liveHoldBack = playlist.isLive ? playlist.segments[first...].reduce(0) { $0 + $1.duration } : nil
+        try startSegment(at: first)
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {

@@ -105,9 +105,24 @@ struct PlaybackMachine: Equatable {
         var isUntimed = false
         /// Live mode's latency target (`--live-latency`): what is held beyond it is caught up.
         var liveLatencyTarget: Double?
+        /// Whether a live HLS playlist is played at its live edge (not with `--no-live`).
+        var followsLiveHLS = true
+    }
+
+    /// How live playback keeps its latency.
+    struct LiveControl: Equatable {
+        /// What is held beyond this is caught up (LiveCatchUp).
+        var latencyTarget: Double
+        /// HLS: media comes a segment at a time. A quiet read thread is then no sign of waiting
+        /// for data, and far behind there is no jump: the newest key frame queued is a segment
+        /// from the live edge, well inside the target.
+        var isSegmented = false
     }
 
     let configuration: Configuration
+    /// Live playback's control; nil plays as a file. Known at the start for a live protocol, and
+    /// once open for a live HLS playlist.
+    private(set) var live: LiveControl?
 
     private(set) var lifecycle = Lifecycle.idle
     private(set) var playback = PlaybackState.idle
@@ -159,6 +174,7 @@ struct PlaybackMachine: Equatable {
 
     init(configuration: Configuration = Configuration(), isLooping: Bool = false, abLoop: ABLoop = ABLoop(), speed: Double = 1) {
         self.configuration = configuration
+        live = configuration.isUntimed ? nil : configuration.liveLatencyTarget.map { LiveControl(latencyTarget: $0) }
         self.isLooping = isLooping
         self.abLoop = abLoop
         self.speed = PlaybackSpeed.clamped(speed)
@@ -203,9 +219,7 @@ struct PlaybackMachine: Equatable {
         case let .setSpeed(speed): setSpeed(speed)
         case let .liveEdge(behind, queued, readEnd, keyFrame):
             liveLatency = behind
-            if let target = configuration.liveLatencyTarget, !configuration.isUntimed {
-                catchUp(queued: queued, target: target, readEnd: readEnd, keyFrame: keyFrame)
-            }
+            if let live { catchUp(queued: queued, live: live, readEnd: readEnd, keyFrame: keyFrame) }
         case .close: close()
         case let .rendered(note, serial, firstPicture):
             if serial == self.serial { rendered(note, firstPicture: firstPicture) }
@@ -302,6 +316,9 @@ struct PlaybackMachine: Equatable {
         guard lifecycle == .opening else { return }
         lifecycle = .open
         self.info = info
+        if live == nil, configuration.followsLiveHLS, !configuration.isUntimed, let holdBack = info.liveHoldBack {
+            live = LiveControl(latencyTarget: holdBack, isSegmented: true)
+        }
         audio = hasAudio ? .filling : nil
         video = hasVideo ? .filling : nil
         effects.append(.setGain(gain))
@@ -338,10 +355,11 @@ struct PlaybackMachine: Equatable {
     /// Live: plays a little faster while more than the target is queued, at 1x again once it is
     /// not; far behind, jumps to the newest key frame read, as a seek that reads nothing again
     /// (not past an A-B loop's end, nor in the tail of an input read to its end).
-    private mutating func catchUp(queued: Double, target: Double, readEnd: Double, keyFrame: Double?) {
+    private mutating func catchUp(queued: Double, live: LiveControl, readEnd: Double, keyFrame: Double?) {
         let isPlaying = playback == .playing && load == .playable && isRendering
+        let target = live.latencyTarget
         // Sound alone can land anywhere: the source keeps the target's worth.
-        let landing = hasVideo ? keyFrame.map { readEnd - $0 } : target
+        let landing = live.isSegmented ? nil : hasVideo ? keyFrame.map { readEnd - $0 } : target
         if isPlaying, !isInputFinished, !abLoop.isActive, LiveCatchUp.jumps(buffered: queued, target: target, landing: landing) {
             seek(to: readEnd - startTime - target, mode: .liveEdge)
             isLiveJump = true
@@ -433,7 +451,7 @@ struct PlaybackMachine: Equatable {
         guard shouldRender else { return effects.append(.stopRendering(followsAudio: followsAudio)) }
         let beginsTimeline = timelineSerial != serial
         timelineSerial = serial
-        let isLive = configuration.liveLatencyTarget != nil && !configuration.isUntimed
+        let isLive = live != nil
         let start: TimelineStart = isLive ? .firstPictureNow : hasSeeked ? .firstPicture : .earliestFrame
         effects.append(.startRendering(timelineOf: beginsTimeline ? serial : nil, from: start, followsAudio: followsAudio))
         if !hasVideo { startedIfFirst() }

@@ -20,9 +20,10 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     /// Guards everything below; held briefly, and never across a call into another layer.
     let lock = ConditionLock()
     var machine: PlaybackMachine
-    /// Live mode's latency target when playback catches up to one (the machine's, kept here
-    /// too so the read thread's reports need no lock to ask).
-    let liveLatencyTarget: Double?
+    /// Whether playback keeps to a live latency (the machine's `live`, kept here too so that the
+    /// read thread's reports need no lock to ask): from the start for a live protocol, from the
+    /// open for a live HLS playlist.
+    let followsLiveEdge = Atomic<Bool>(false)
     /// Live: when the source last reported (it does at each packet), as a bit pattern: a silence
     /// of the sender shows as reports that stop, the read thread waiting inside libavformat.
     let lastLiveReport = Atomic<UInt64>(0)
@@ -62,10 +63,12 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             sourceOptions.buffering.maximumBufferedBytes = .max
         }
         self.source = source ?? FFmpegSource(url: url, options: sourceOptions)
-        liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
+        let liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
         machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed,
-                                                       liveLatencyTarget: liveLatencyTarget),
+                                                       liveLatencyTarget: liveLatencyTarget,
+                                                       followsLiveHLS: options.source.live.mode != .never),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
+        followsLiveEdge.store(machine.live != nil, ordering: .relaxed)
         subtitles = SubtitleTracks(choice: options.subtitleTrack)
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
@@ -153,9 +156,11 @@ public final class Player: MediaPlayer, @unchecked Sendable {
             decodedVideoFrames: videoTrack?.frameCounts.decoded ?? 0,
             convertedVideoFrames: videoTrack?.frameCounts.converted ?? 0,
             decodeErrors: [videoTrack, audioTrack].reduce(0) { $0 + ($1?.decodeErrorCount ?? 0) },
-            liveLatency: liveLatencyTarget != nil ? machine.liveLatency ?? 0 : nil,
-            isWaitingForData: liveLatencyTarget != nil && machine.playback == .playing
-                && (machine.load == .loading || now - Double(bitPattern: lastLiveReport.load(ordering: .relaxed)) > LiveInput.starvationGrace))
+            liveLatency: machine.live != nil ? machine.liveLatency ?? 0 : nil,
+            isWaitingForData: machine.live.map { live in
+                machine.playback == .playing && (machine.load == .loading
+                    || (!live.isSegmented && now - Double(bitPattern: lastLiveReport.load(ordering: .relaxed)) > LiveInput.starvationGrace))
+            } ?? false)
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).

@@ -31,6 +31,7 @@ extension Player: SourceDelegate {
         }
         if let warning = subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime) { Log.player.warning("\(warning)") }
         decide(.opened(info, hasAudio: made.audio != nil, hasVideo: made.video != nil))
+        followsLiveEdge.store(lock.withLock { machine.live != nil }, ordering: .relaxed)
     }
 
     public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
@@ -53,7 +54,7 @@ extension Player: SourceDelegate {
     public func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {
         perform(.evaluated(report, loadState: loadState, serial: serial))
         // Live: how far behind the newest data read playback is, from where the clock stands.
-        guard liveLatencyTarget != nil else { return }
+        guard followsLiveEdge.load(ordering: .relaxed) else { return }
         let now = MonotonicClock.now()
         lastLiveReport.store(now.bitPattern, ordering: .relaxed)
         if let readEnd = report.readEnd, let clockTime = clock.mediaTime(at: now) {

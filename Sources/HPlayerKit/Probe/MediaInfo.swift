@@ -16,6 +16,8 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     public var chapters: [Chapter] = []
     /// A raw H.264 file's NAL units, parameter sets and IDRs, by our own parser.
     public var annexB: AnnexBSummary? = nil
+    /// A live HLS playlist: the seconds behind its live edge that playback began at and keeps to.
+    public var liveHoldBack: Double? = nil
 }
 
 /// One variant of an HLS master playlist.

@@ -29,7 +29,8 @@ public enum MediaProbe {
             streams: container.streams.enumerated().map { streamInfo($1, index: $0) },
             variants: container.variants,
             tags: tags(of: context),
-            chapters: chapters(of: context, startTime: container.startTime)
+            chapters: chapters(of: context, startTime: container.startTime),
+            liveHoldBack: container.hlsStream?.liveHoldBack
         )
     }
 

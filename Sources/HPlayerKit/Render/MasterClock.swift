@@ -69,12 +69,13 @@ final class MasterClock: Sendable {
         publish(state, by: writer)
     }
 
-    /// Runs a frozen clock on from where it stopped.
-    func resume(at time: Double) {
+    /// Runs a frozen clock on from where it stopped; a renderer's resume for another serial is dropped.
+    func resume(at time: Double, serial: Int? = nil, by writer: Writer = .player) {
+        if let serial, serial != self.serial.load(ordering: .acquiring) { return }
         guard var state = current(), state.isFrozen else { return }
         state.time = time
         state.isFrozen = false
-        publish(state, by: .player)
+        publish(state, by: writer)
     }
 
     /// Forgets the time and starts `serial` (a seek: no time until its first frame plays).

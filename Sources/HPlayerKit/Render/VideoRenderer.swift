@@ -28,6 +28,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private var lastPass = 0
     private var endReported = false
     private var loopEndReported = false
+    /// Whether the last running refresh followed the audio clock.
+    private var followedAudio = true
 
     let droppedFrames = Atomic<Int>(0)
     /// Media pts of the frame presented last, in microseconds (Int.min: none yet): where a step
@@ -116,6 +118,13 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             return VideoRefresh(frame: frame, nextDeadline: nil)
         }
         guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+        if followedAudio, !followsAudio {
+            // The sound has ended, perhaps with the clock frozen by its last underrun (a live
+            // stream that stopped): the pictures keep the time from here, or the last would wait
+            // for ever.
+            clock.resume(at: time, serial: serial, by: .video)
+        }
+        followedAudio = followsAudio
 
         let mode: VideoSync.Mode = isUntimed ? .untimed : followsAudio ? .followAudio : .selfPaced
         let isFinished = track.hasFinishedDecoding(serial: serial)

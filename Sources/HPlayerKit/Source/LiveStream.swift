@@ -49,6 +49,18 @@ public enum LiveInput {
         scheme(of: url).map { ["udp", "rtp"].contains($0) } ?? false
     }
 
+    /// A connection (TCP, RTMP, RTSP, SRT) on which no packet comes for `--network-timeout` has
+    /// ended, even while the server keeps it open.
+    public static func endsAfterSilence(_ url: String) -> Bool {
+        isLive(url) && !waitsThroughSilence(url)
+    }
+
+    /// RTMP: FLV, whose streams are known only as their packets come, and a server may send a
+    /// joining viewer sound before it sends a picture.
+    public static func mayStartWithSoundAlone(_ url: String) -> Bool {
+        scheme(of: url)?.hasPrefix("rtmp") ?? false
+    }
+
     /// How long a track may be dry before live playback waits for data: a few frame intervals.
     static let starvationGrace = 0.25
 
