@@ -334,8 +334,9 @@ extension Playback {
             #expect(pusher.wait(timeout: 30) == 0, "\(pusher.stderr)")
             #expect(viewer.wait(timeout: 20) == 1, "ends after --network-timeout: \(viewer.stderr)")
             let pts = recordedPts(played)
-            // From the key frame at 4 s to the end at 8 s: 100 pictures, less what a loaded machine drops.
-            #expect(pts.count >= 50, "\(pts.count) pictures: \(viewer.stderr)")
+            // The analysis reads the key frame at 4 s and keeps nothing (live mode): from the one at
+            // 6 s to the end at 8 s, 50 pictures, less what a loaded machine drops.
+            #expect(pts.count >= 25, "\(pts.count) pictures: \(viewer.stderr)")
             #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 })
         }
 

@@ -37,6 +37,12 @@ import Testing
     func jumps(buffered: Double, target: Double, landing: Double?, expected: Bool) {
         #expect(LiveCatchUp.jumps(buffered: buffered, target: target, landing: landing) == expected)
     }
+
+    @Test("HLS: a catch-up starts half a segment past the hold-back (three target durations), at most a second, at least as for live mode",
+          arguments: [(0.3, 0.1), (3, 0.5), (6, 1), (18, 1)] as [(Double, Double)])
+    func segmentedTolerance(holdBack: Double, expected: Double) {
+        #expect(LiveCatchUp.segmentedTolerance(holdBack: holdBack) == expected)
+    }
 }
 
 @Suite struct LiveInputTests {
@@ -48,6 +54,8 @@ import Testing
     func classification(url: String, isLive: Bool, waitsThroughSilence: Bool) {
         #expect(LiveInput.isLive(url) == isLive)
         #expect(LiveInput.waitsThroughSilence(url) == waitsThroughSilence)
+        #expect(LiveInput.endsAfterSilence(url) == (isLive && !waitsThroughSilence))
+        #expect(LiveInput.mayStartWithSoundAlone(url) == url.hasPrefix("rtmp"))
     }
 
     /// A dry queue at the live edge is not starvation; only a track that has had nothing for a

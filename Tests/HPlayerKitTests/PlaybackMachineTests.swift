@@ -271,9 +271,11 @@ import Testing
         var hls = PlaybackMachine()
         #expect(hls.live == nil, "not known live before it opens")
         for event in opened { _ = hls.handle(event) }
-        #expect(hls.live == PlaybackMachine.LiveControl(latencyTarget: 3, isSegmented: true))
+        #expect(hls.live == PlaybackMachine.LiveControl(latencyTarget: 3, isSegmented: true, tolerance: 0.5))
         #expect(hls.handle(.liveEdge(behind: 3, queued: 3, readEnd: 9, keyFrame: 8)).isEmpty, "at the target: 1x")
-        #expect(hls.handle(.liveEdge(behind: 3.3, queued: 3.3, readEnd: 9.3, keyFrame: 8)) == [.setTempo(1.05), .emit(.liveCatchUp(speed: 1.05))])
+        #expect(hls.handle(.liveEdge(behind: 3.4, queued: 3.4, readEnd: 9.4, keyFrame: 8)).isEmpty, "within half a segment: 1x")
+        #expect(hls.handle(.liveEdge(behind: 3.7, queued: 3.7, readEnd: 9.7, keyFrame: 8)) == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))])
+        #expect(hls.handle(.liveEdge(behind: 3.2, queued: 3.2, readEnd: 9.7, keyFrame: 8)) == [.setTempo(1.05), .emit(.liveCatchUp(speed: 1.05))])
         let farBehind = hls.handle(.liveEdge(behind: 9, queued: 9, readEnd: 15, keyFrame: 14))
         #expect(farBehind == [.setTempo(1.1), .emit(.liveCatchUp(speed: 1.1))], "no jump: \(farBehind)")
         var file = PlaybackMachine(configuration: .init(followsLiveHLS: false))

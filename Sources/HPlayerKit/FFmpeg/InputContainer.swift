@@ -248,14 +248,17 @@ final class InputContainer: @unchecked Sendable {
     }
 
     /// The next packet, of this container or a rendition's (InputRenditions.swift): 0,
-    /// AVERROR_EOF at the end, or another negative error.
-    /// The next packet. Live over a connection, AVERROR(ETIMEDOUT) after `silenceLimit` without one.
+    /// AVERROR_EOF at the end, or another negative error. Live over a connection,
+    /// AVERROR(ETIMEDOUT) once `silenceLimit` has passed without one. The interrupt ends the
+    /// read as each layer pleases (AVERROR_EXIT, RTMP's EIO, RTSP's end), and may leave it ended:
+    /// a demuxer can give a last packet it held, and the reads after fail at once.
     func read(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         guard let silenceLimit else { return readAny(into: packet) }
         abortFlag.set(at: MonotonicClock.now() + silenceLimit)
         let result = readAny(into: packet)
         abortFlag.clearDeadline()
-        return result == hp_averror_exit() && !abortFlag.isRaised ? hp_averror(ETIMEDOUT) : result
+        guard result < 0, !abortFlag.isRaised, result == hp_averror_exit() || abortFlag.hasDeadlinePassed else { return result }
+        return hp_averror(ETIMEDOUT)
     }
 
     private func readAny(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {

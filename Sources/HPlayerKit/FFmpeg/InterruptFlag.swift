@@ -8,12 +8,18 @@ final class InterruptFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     /// The deadline's bit pattern; 0 for none.
     private let deadline = Atomic<UInt64>(0)
+    private let deadlinePassed = Atomic<Bool>(false)
 
     var isSet: Bool {
         if flag.load(ordering: .relaxed) { return true }
         let bits = deadline.load(ordering: .relaxed)
-        return bits != 0 && MonotonicClock.now() >= Double(bitPattern: bits)
+        guard bits != 0, MonotonicClock.now() >= Double(bitPattern: bits) else { return false }
+        deadlinePassed.store(true, ordering: .relaxed)
+        return true
     }
+
+    /// Whether a deadline has ever ended a call.
+    var hasDeadlinePassed: Bool { deadlinePassed.load(ordering: .relaxed) }
 
     func set() { flag.store(true, ordering: .relaxed) }
 

@@ -166,7 +166,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
 
     /// A live playlist: how far behind its live edge playback began (the segments from the first
     /// fetched to the playlist's end when it opened, three target durations or a little more),
-    /// the latency live playback keeps to. Nil for a playlist that has ended.
+    /// the latency live playback keeps to. Nil for a playlist that has ended, or that gives no
+    /// durations.
     private(set) var liveHoldBack: Double?
 
     public func open(at offset: Int64) throws(MediaError) {
@@ -217,7 +218,11 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         publishCacheLayout()
         let first = firstSegmentIndex()
-        liveHoldBack = playlist.isLive ? playlist.segments[first...].reduce(0) { $0 + $1.duration } : nil
+        if playlist.isLive {
+            // At least three target durations: a playlist just begun lists fewer, an empty one none.
+            let holdBack = max(playlist.segments[first...].reduce(0) { $0 + $1.duration }, 3 * playlist.targetDuration)
+            liveHoldBack = holdBack > 0 ? holdBack : nil
+        }
         try startSegment(at: first)
     }
 

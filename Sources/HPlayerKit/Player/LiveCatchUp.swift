@@ -25,10 +25,18 @@ enum LiveCatchUp {
     ///   - buffered: seconds queued, which a catch-up can play through.
     ///   - target: `--live-latency`.
     ///   - current: the catch-up speed now (1 when none runs).
-    static func speed(buffered: Double, target: Double, current: Double) -> Double {
+    ///   - tolerance: how far over the target a catch-up starts.
+    static func speed(buffered: Double, target: Double, current: Double, tolerance: Double = startExcess) -> Double {
         let excess = buffered - target
-        guard excess > (current > 1 ? stopExcess : startExcess) else { return 1 }
+        guard excess > (current > 1 ? stopExcess : tolerance) else { return 1 }
         return excess > (current >= fastSpeed ? slowDownExcess : farExcess) ? fastSpeed : speed
+    }
+
+    /// HLS's tolerance, for a hold-back of three target durations: half a segment, at most a
+    /// second. A segment comes whole, and where it lands against the playlist's reloads and the
+    /// start's own delay moves what is queued by about that much.
+    static func segmentedTolerance(holdBack: Double) -> Double {
+        min(1, max(startExcess, holdBack / 6))
     }
 
     /// Whether to drop what is queued up to the newest key frame (hls.js's jump to the live

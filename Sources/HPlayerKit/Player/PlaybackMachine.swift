@@ -117,6 +117,8 @@ struct PlaybackMachine: Equatable {
         /// for data, and far behind there is no jump: the newest key frame queued is a segment
         /// from the live edge, well inside the target.
         var isSegmented = false
+        /// How far over the target a catch-up starts.
+        var tolerance = LiveCatchUp.startExcess
     }
 
     let configuration: Configuration
@@ -317,7 +319,7 @@ struct PlaybackMachine: Equatable {
         lifecycle = .open
         self.info = info
         if live == nil, configuration.followsLiveHLS, !configuration.isUntimed, let holdBack = info.liveHoldBack {
-            live = LiveControl(latencyTarget: holdBack, isSegmented: true)
+            live = LiveControl(latencyTarget: holdBack, isSegmented: true, tolerance: LiveCatchUp.segmentedTolerance(holdBack: holdBack))
         }
         audio = hasAudio ? .filling : nil
         video = hasVideo ? .filling : nil
@@ -364,7 +366,7 @@ struct PlaybackMachine: Equatable {
             seek(to: readEnd - startTime - target, mode: .liveEdge)
             isLiveJump = true
         }
-        let wanted = isPlaying && !isLiveJump ? LiveCatchUp.speed(buffered: queued, target: target, current: liveSpeed) : 1
+        let wanted = isPlaying && !isLiveJump ? LiveCatchUp.speed(buffered: queued, target: target, current: liveSpeed, tolerance: live.tolerance) : 1
         guard wanted != liveSpeed else { return }
         liveSpeed = wanted
         applyTempo()

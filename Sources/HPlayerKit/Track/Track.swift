@@ -66,7 +66,7 @@ public final class Track: @unchecked Sendable {
     private var state = CodecState.decoding
     private var dropTarget: (serial: Int, target: DropTarget)?
     private let finishedSerial = Atomic<Int>(-1)
-    /// The oldest serial still wanted, raised by a seek as it is asked (`discardPackets(before:)`).
+    /// The oldest serial still wanted, raised by a seek as it is asked (`discardQueued(before:)`).
     private let oldestWantedSerial = Atomic<Int>(Int.min)
     /// Whether the decoder has put out any frame: media in which nothing decodes is an error,
     /// not an empty success.
