@@ -8,8 +8,9 @@
 # presentation log (--vo record). Xvfb and a PulseAudio null sink are started when none runs.
 #
 #   bench/latency.sh [RUNS]      1280x720 at 30 fps, 10 s, video only and with sound
-#   bench/latency.sh --smoke     one run of a 4 s 320x180 clip, video only, without the
-#                                --vo record run of --no-live: so the harness does not rot
+#   bench/latency.sh --smoke     one run of a 7 s 320x180 clip, video only, without the
+#                                --vo record run of --no-live: so the harness does not rot (7 s:
+#                                live mode's RTMP analysis waits 3 s for sound that never comes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -24,7 +25,7 @@ seconds=10
 size=1280x720
 players=hplayer-record,hplayer-file-record,hplayer,hplayer-file,ffplay,mpv
 smoke=""
-if [ "$runs" = --smoke ]; then runs=1; seconds=4; size=320x180; players=hplayer-record,hplayer,hplayer-file,ffplay,mpv; smoke=yes; fi
+if [ "$runs" = --smoke ]; then runs=1; seconds=7; size=320x180; players=hplayer-record,hplayer,hplayer-file,ffplay,mpv; smoke=yes; fi
 build_release
 
 # nginx with Debian's RTMP module, on a free port with a config of its own.
