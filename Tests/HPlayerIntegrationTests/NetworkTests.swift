@@ -461,17 +461,9 @@ extension Playback {
 
         @Test("A live stream (ffmpeg writing a sliding window as the test runs) starts three target durations from the live edge and follows the reloads", .realTime)
         func liveFollowsTheReloads() async throws {
-            let folder = Fixtures.newFolder("hls-live")
-            let encoder = try BackgroundProcess([
-                "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=40",
-                "-f", "lavfi", "-i", "sine=d=40", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1",
-                "-hls_list_size", "6", "-hls_flags", "delete_segments+temp_file", folder + "/live.m3u8"])
-            defer { encoder.send(signal: SIGKILL) }
-            @Sendable func listed() -> [Int] {
-                let text = (try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? ""
-                guard case let .media(playlist)? = try? HLSPlaylistParser.parse(text) else { return [] }
-                return playlist.segments.map(\.sequenceNumber)
-            }
+            let window = try LiveHLSWindow(name: "hls-live", seconds: 40)
+            let folder = window.folder
+            @Sendable func listed() -> [Int] { window.listed() }
             try #require(await until(timeout: 20) { listed().count >= 6 }, "the encoder wrote no window of 6 segments")
             let edge = listed().last!
             let server = try FaultServer(root: folder)
@@ -497,17 +489,9 @@ extension Playback {
 
         @Test("A live HLS playlist plays in live mode: the status line gives the latency it began at (3 s of 1 s segments); steady, no catch-up; a segment sent slowly makes playback wait, and then it catches up, playing faster than 1x", .realTime)
         func liveCatchesUpAfterAStall() async throws {
-            let folder = Fixtures.newFolder("hls-live-stall")
-            let encoder = try BackgroundProcess([
-                "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=60",
-                "-f", "lavfi", "-i", "sine=d=60", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1",
-                "-hls_list_size", "6", "-hls_flags", "delete_segments+temp_file", folder + "/live.m3u8"])
-            defer { encoder.send(signal: SIGKILL) }
-            @Sendable func listed() -> [Int] {
-                let text = (try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? ""
-                guard case let .media(playlist)? = try? HLSPlaylistParser.parse(text) else { return [] }
-                return playlist.segments.map(\.sequenceNumber)
-            }
+            let window = try LiveHLSWindow(name: "hls-live-stall", seconds: 60)
+            let folder = window.folder
+            @Sendable func listed() -> [Int] { window.listed() }
             try #require(await until(timeout: 20) { listed().count >= 6 }, "the encoder wrote no window of 6 segments")
             // The segment four past the edge, about 4 s into playback, comes at 10 kB/s: 5 s for its 50 kB.
             let slow = listed().last! + 4
@@ -724,3 +708,26 @@ extension Playback {
     }
 }
 
+/// ffmpeg writing a live HLS playlist of 1 s segments as the test runs (a sliding window of 6,
+/// the older segments deleted), stopped with the test.
+private final class LiveHLSWindow: Sendable {
+    let folder: String
+    private let encoder: BackgroundProcess
+
+    init(name: String, seconds: Int) throws {
+        folder = Fixtures.newFolder(name)
+        encoder = try BackgroundProcess([
+            "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)",
+            "-f", "lavfi", "-i", "sine=d=\(seconds)", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1",
+            "-hls_list_size", "6", "-hls_flags", "delete_segments+temp_file", folder + "/live.m3u8"])
+    }
+
+    deinit { encoder.send(signal: SIGKILL) }
+
+    /// The sequence numbers the playlist lists now.
+    func listed() -> [Int] {
+        let text = (try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? ""
+        guard case let .media(playlist)? = try? HLSPlaylistParser.parse(text) else { return [] }
+        return playlist.segments.map(\.sequenceNumber)
+    }
+}
