@@ -28,8 +28,8 @@ import Testing
     }
 
     static let rows: [Row] = [
-        Row(name: "open: one video frame is not enough", track: track(.video, packets: 200, frames: 1), phase: .firstOpen, playable: false),
-        Row(name: "open: two video frames, the one shown and the next", track: track(.video, packets: 0, frames: 2), phase: .firstOpen, playable: true),
+        Row(name: "open: no video frame yet, however many packets", track: track(.video, packets: 200, frames: 0), phase: .firstOpen, playable: false),
+        Row(name: "open: the first video frame, shown at once", track: track(.video, packets: 0, frames: 1), phase: .firstOpen, playable: true),
         Row(name: "open: audio with fast start at once", track: track(.audio, packets: 0, frames: 0), phase: .firstOpen, playable: true),
         Row(name: "open: audio with fast start, once its first frame is decoded", track: track(.audio, packets: 40, frames: 1), phase: .firstOpen, playable: true),
         Row(name: "open: audio with packets waits for its first frame (the timeline starts at the earliest)",
@@ -38,8 +38,8 @@ import Testing
         Row(name: "open: audio without fast start, frames more than half", track: track(.audio, packets: 0, frames: 9), phase: .firstOpen, fastStart: false, playable: true),
         Row(name: "seek: audio fast start needs more packets than its rate", track: track(.audio, packets: 46, frames: 0), phase: .afterSeek, playable: false),
         Row(name: "seek: audio fast start with over a second of packets", track: track(.audio, packets: 47, frames: 0), phase: .afterSeek, playable: true),
-        Row(name: "seek: two video frames", track: track(.video, packets: 3, frames: 2), phase: .afterSeek, playable: true),
-        Row(name: "seek: video with seconds of packets but one frame", track: track(.video, packets: 200, frames: 1), phase: .afterSeek, playable: false),
+        Row(name: "seek: the target's video frame", track: track(.video, packets: 3, frames: 1), phase: .afterSeek, playable: true),
+        Row(name: "seek: video with seconds of packets but no frame", track: track(.video, packets: 200, frames: 0), phase: .afterSeek, playable: false),
         Row(name: "end of file with frames left", track: track(.video, packets: 0, frames: 1, endOfFile: true), phase: .steady, playable: true),
         Row(name: "end of file, still decoding its last packets", track: track(.video, packets: 3, frames: 0, endOfFile: true), phase: .afterSeek, playable: false),
         Row(name: "end of file, nothing left at all", track: track(.audio, packets: 0, frames: 0, endOfFile: true), phase: .steady, playable: true),

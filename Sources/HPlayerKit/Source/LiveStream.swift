@@ -84,12 +84,11 @@ public enum LiveInput {
 }
 
 extension BufferingOptions {
-    /// Live: playback starts with the first picture decoded, and goes on as soon as anything
-    /// comes after running dry: at the live edge a queue runs dry between two arrivals, and
-    /// each wait for more would add to the latency for good.
+    /// Live: playback goes on as soon as anything comes after running dry: at the live edge a
+    /// queue runs dry between two arrivals, and each wait for more would add to the latency for
+    /// good.
     public static func live() -> BufferingOptions {
         var options = BufferingOptions()
-        options.videoFramesToStart = 1
         options.minimumBufferedDuration = 0
         // Reading never pauses on a live input in practice (what the sender sends must be taken):
         // catching up keeps the queues short.
