@@ -7,7 +7,7 @@
 #   3. time to first frame: process start to the first frame presented (each player's log line)
 #   4. seek latency through the JSON IPC: 20 seeks, exact and keyframe, command to playback-restart
 #   5. sync over 60 s of playback: mean and largest |A-V| by each player's own avsync, dropped frames;
-#      and the dropped frames of the other clips with pictures, each played through at 1x
+#      and the dropped frames of the 4K (with sound) and VP9 clips, each played through at 1x
 # Clips (made here with ffmpeg): 1080p30 H.264 60 s + AAC; 4K HEVC 10 s; 720p VP9 + Opus 20 s;
 # 10 min AAC audio only.
 # Usage: bench/compare.sh [RUNS]      (default 5; release build, Swift runtime linked in)
@@ -35,13 +35,17 @@ else
   ffmpeg -v error -i "$work/h264-1080p30-60s.mp4" -t 30 -c copy "$work/h264-1080p30-30s.mp4"
   ffmpeg -v error -f lavfi -i "testsrc2=size=3840x2160:rate=30:duration=10,noise=alls=8:allf=t" \
     -c:v libx265 -preset ultrafast -x265-params log-level=error -b:v 20M -pix_fmt yuv420p "$work/hevc-2160p-10s.mp4"
+  # The same pictures with sound, for the dropped-frame count (without sound a player paces the
+  # pictures itself and drops none; mpv gives no avsync).
+  ffmpeg -v error -i "$work/hevc-2160p-10s.mp4" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=10" \
+    -c:v copy -c:a aac -b:a 128k -shortest "$work/hevc-2160p-aac-10s.mp4"
   ffmpeg -v error -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=20,noise=alls=8:allf=t" \
     -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=20" \
     -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 3M -c:a libopus -b:a 96k -shortest "$work/vp9-720p-opus-20s.webm"
   ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=600" -c:a aac -b:a 128k "$work/aac-10min.m4a"
   clips=("h264-1080p30-60s.mp4" "hevc-2160p-10s.mp4" "vp9-720p-opus-20s.webm" "aac-10min.m4a")
   realtime_clips=(h264-1080p30-30s.mp4 hevc-2160p-10s.mp4); realtime_clip=h264-1080p30-30s.mp4
-  sync_clip=h264-1080p30-60s.mp4; drop_clips=(hevc-2160p-10s.mp4 vp9-720p-opus-20s.webm); seek_count=20
+  sync_clip=h264-1080p30-60s.mp4; drop_clips=(hevc-2160p-aac-10s.mp4 vp9-720p-opus-20s.webm); seek_count=20
 fi
 mpv_base=(mpv --no-config --really-quiet)
 null_out=(--vo null --ao null --no-status)
@@ -133,8 +137,8 @@ printf "  %-44s %10s %10s\n" "" hplayer mpv
 printf "  %-44s %10s %10s\n" "mean |A-V|" "$(ms "$(field mean_abs "$work/hp")")" "$(ms "$(field mean_abs "$work/mpv")")"
 printf "  %-44s %10s %10s\n" "largest |A-V|" "$(ms "$(field max_abs "$work/hp")")" "$(ms "$(field max_abs "$work/mpv")")"
 printf "  %-44s %10s %10s\n" "dropped frames" "$(field drops "$work/hp")" "$(field drops "$work/mpv")"
-# The other clips with pictures, played through at 1x for their dropped frames alone: a smaller
-# decoder (fewer threads) must drop none that mpv does not.
+# The other clips with pictures (the 4K one with sound added), played through at 1x for their
+# dropped frames: a smaller decoder (fewer threads) must drop none that mpv does not.
 largest() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k && $(i + 1) > m) m = $(i + 1)} END {print m + 0}' "$2"; }
 for clip in "${drop_clips[@]}"; do
   : >"$work/hp"; : >"$work/mpv"

@@ -165,8 +165,9 @@ public final class SDLWindow: @unchecked Sendable {
                     screen.upload(frame)
                     renderer.didPresent(frame, at: now)
                 }
-                mailbox.endRefresh()
                 nextDeadline = refresh.nextDeadline
+                // Paused, a step or preview waiting for its picture asks to be looked at again.
+                mailbox.endRefresh(again: !requests.isRunning && nextDeadline != nil)
             }
             // Asked at every turn, not only with a new frame: v and j change it while paused.
             if let pts = screen.shownMediaPts { screen.setSubtitle(mailbox.subtitle(atMediaPts: pts)?.text) }
@@ -199,7 +200,8 @@ public final class SDLWindow: @unchecked Sendable {
     }
 
     private func waitMilliseconds(running: Bool, deadline: Double?, animating: Bool) -> Int32 {
-        guard running else { return animating ? 33 : Self.idleWait }
+        // Paused, a refresh gives a deadline only when it waits for a picture.
+        guard running || deadline != nil else { return animating ? 33 : Self.idleWait }
         let now = MonotonicClock.now()
         let until = min(deadline ?? .infinity, now + Self.longestRefreshWait)
         return Int32(max(0, ((until - now) * 1000).rounded(.up)))

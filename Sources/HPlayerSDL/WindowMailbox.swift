@@ -74,9 +74,12 @@ final class WindowMailbox: @unchecked Sendable {
         }
     }
 
-    func endRefresh() {
+    /// - Parameter again: refresh once more at the next turn, though paused (a step or preview
+    ///   still waiting for its picture).
+    func endRefresh(again: Bool = false) {
         lock.withLock {
             isRefreshing = false
+            if again { requests.isRefreshRequested = true }
             lock.broadcast()
         }
     }

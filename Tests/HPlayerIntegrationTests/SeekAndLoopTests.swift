@@ -142,6 +142,31 @@ extension Playback {
             session.close()
         }
 
+        @Test("A frame step asked while its picture is still being decoded is shown when the picture comes: paused on a 1080p clip of noise whose pictures take tens of ms each, a step right after an exact seek lands on the next frame")
+        func stepWaitsForItsPicture() async throws {
+            let clip = try Fixtures.clip("noise-1080p-1s.mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=1,noise=alls=40:allf=t",
+                "-c:v", "libx264", "-preset", "veryfast", "-b:v", "40M", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p"])
+            let session = PlayerSession(url: clip, name: "step-slow")
+            session.player.prepare()
+            session.player.pause()
+            try await session.waitForPrepared()
+            try #require(await until { session.presentedFrames.count == 1 }, "no preview frame while paused")
+            for (target, next) in [(0.4, 0.44), (0.6, 0.64)] {
+                let mark = session.eventCount
+                let presented = session.presentedFrames.count
+                session.player.seek(to: target, mode: .exact)
+                try await session.waitForSeekDone(after: mark)
+                try #require(await until { session.presentedFrames.count == presented + 1 })
+                #expect(session.presentedFrames.last?.pts == target)
+                session.player.stepFrame(forward: true)
+                #expect(await until { session.presentedFrames.count == presented + 2 }, "the step after the seek to \(target) showed nothing")
+                #expect(session.presentedFrames.last?.pts == next)
+            }
+            #expect(session.player.playbackState == .paused)
+            session.close()
+        }
+
         @Test("Frame steps: . presents the next frames while paused, , the one before; playing goes on from there", .realTime)
         func frameSteps() async throws {
             let session = try await pausedSession("step")

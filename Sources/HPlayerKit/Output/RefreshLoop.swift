@@ -38,7 +38,15 @@ final class RefreshLoop: Sendable {
                 renderer.didPresent(frame, at: now)
             }
             thread.endWork()
-            guard thread.isRunning, !thread.isClosed, !thread.isWakeRequested else { continue }
+            guard !thread.isClosed, !thread.isWakeRequested else { continue }
+            guard thread.isRunning else {
+                // Paused: a step or preview waiting for its picture asks to be looked at again.
+                if let retry = refresh.nextDeadline {
+                    if retry > MonotonicClock.now() { lock.wait(until: retry) }
+                    thread.isWakeRequested = true
+                }
+                continue
+            }
             let deadline: Double
             if paced {
                 deadline = min(refresh.nextDeadline ?? .infinity, now + pollInterval)

@@ -99,6 +99,21 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
 
     /// How often a restart looks for the audio clock before it runs.
     static let clockWait = 0.001
+    /// How often a preview or a step, while paused, looks for the picture it waits for.
+    static let awaitedFrameWait = 0.005
+
+    /// A preview or step with no picture queued yet (the decoder is still at it: playback
+    /// starts with one picture queued): asks to be looked at again soon, as nothing else
+    /// refreshes a paused output; nothing more once decoding has ended with none to come.
+    private func awaitingFrame(at time: Double) -> VideoRefresh {
+        // The end is marked after the last picture is queued: the queue looked at again after
+        // it misses none queued since the look that found it empty.
+        let isOver = track.hasFinishedDecoding(serial: serial) && track.withQueuedFrames { frames in
+            dropStale(&frames)
+            return frames.isEmpty
+        }
+        return VideoRefresh(frame: nil, nextDeadline: isOver ? nil : time + Self.awaitedFrameWait)
+    }
 
     func refresh(at time: Double) -> VideoRefresh {
         let (wanted, running, preview, step, followsAudio, loopEnd) = control.withLock {
@@ -106,12 +121,12 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         }
         if wanted != serial { reset(to: wanted) }
         if preview, firstPresentedPts == nil {
-            guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+            guard let frame = popFirst() else { return awaitingFrame(at: time) }
             control.withLock { previewWanted = false }
             return VideoRefresh(frame: frame, nextDeadline: nil)
         }
         if step, !running {
-            guard let frame = popFirst() else { return VideoRefresh(frame: nil, nextDeadline: nil) }
+            guard let frame = popFirst() else { return awaitingFrame(at: time) }
             control.withLock { stepWanted = false }
             clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video)
             clock.freeze(at: time, serial: serial, by: .video)

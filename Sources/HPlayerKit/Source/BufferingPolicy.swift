@@ -68,9 +68,10 @@ public struct BufferingOptions: Sendable, Equatable {
     public var growsPacketQueues = false
     /// Decoded pictures a video track needs to start playing, on opening and after a seek (never
     /// more than just over half its frame queue): the first, shown at once. The next is due a
-    /// frame interval later, and the decoder has had a B-frame delay's start on it: waiting for
-    /// it too held the first picture back by one more picture's decoding (0.2 s against mpv's
-    /// 0.165 s on the harness's 1080p clip).
+    /// frame interval later. Waiting for it too held the first picture back by one more
+    /// picture's decoding (0.2 s against mpv's 0.165 s on the harness's 1080p clip). Where the
+    /// first pictures take longer than an interval each, the second may come a little late
+    /// instead; none was dropped over the harness's clips.
     public var videoFramesToStart = 1
     /// An audio track is playable on first open once its first frame is decoded (or while it has
     /// no packet at all), and after a seek once it holds more than a second of packets, without

@@ -2,8 +2,9 @@ import CFFmpeg
 @testable import HPlayerKit
 
 /// A null video output that notes, for each picture on its way to be presented, where its
-/// memory lies: whether in a buffer pool's buffer (libavcodec's pool of decoded pictures) or in
-/// one allocated for it (a copy, as av_frame_get_buffer makes), and at which address.
+/// memory lies: whether in a buffer pool's buffer (with software decoding, libavcodec's pool of
+/// decoded pictures) or in memory allocated for it (a copy, as av_frame_get_buffer or a
+/// conversion makes), and at which address.
 final class PictureBufferOutput: VideoOutput, @unchecked Sendable {
     struct Noted: Sendable {
         var count = 0
@@ -19,10 +20,11 @@ final class PictureBufferOutput: VideoOutput, @unchecked Sendable {
 
     func open(renderer: VideoRendering, format: VideoFormat) throws(MediaError) {
         try inner.open(renderer: CapturingRenderer(inner: renderer) { [noted] frame in
-            guard let buffer = frame.avFrame.pointee.buf.0 else { return }
-            // A pool's buffer carries its pool entry as opaque; av_buffer_alloc's carries none.
-            let isPooled = av_buffer_get_opaque(buffer) != nil
-            let address = UInt(bitPattern: buffer.pointee.data)
+            // A pool's buffer carries its pool entry as opaque; av_buffer_alloc's carries none,
+            // and a picture converted into the player's own storage has no buffer at all.
+            let buffer = frame.avFrame.pointee.buf.0
+            let isPooled = buffer.map { av_buffer_get_opaque($0) != nil } ?? false
+            let address = UInt(bitPattern: buffer?.pointee.data ?? frame.avFrame.pointee.data.0)
             noted.withLock {
                 $0.count += 1
                 if !isPooled { $0.unpooled += 1 }
