@@ -25,10 +25,21 @@ final class RefreshLoop: Sendable {
     private static func run(_ thread: OutputThread, renderer: VideoRendering, paced: Bool, present: (Frame, Double) -> Void) {
         let lock = thread.lock
         lock.lock()
+        // Paused, when a step or preview waiting for its picture asks to be looked at again.
+        var retry: Double?
         while true {
-            while !thread.isClosed, !thread.isRunning, !thread.isWakeRequested { lock.wait() }
+            while !thread.isClosed, !thread.isRunning, !thread.isWakeRequested {
+                guard let due = retry else {
+                    lock.wait()
+                    continue
+                }
+                if MonotonicClock.now() >= due { break }
+                lock.wait(until: due)  // woken for something else (a pause), it stays due when it was
+            }
             if thread.isClosed { break }
             thread.isWakeRequested = false
+            retry = nil
+            let isPaused = !thread.isRunning
             thread.beginWork()
 
             let now = MonotonicClock.now()
@@ -40,11 +51,8 @@ final class RefreshLoop: Sendable {
             thread.endWork()
             guard !thread.isClosed, !thread.isWakeRequested else { continue }
             guard thread.isRunning else {
-                // Paused: a step or preview waiting for its picture asks to be looked at again.
-                if let retry = refresh.nextDeadline {
-                    if retry > MonotonicClock.now() { lock.wait(until: retry) }
-                    thread.isWakeRequested = true
-                }
+                // A running refresh's deadline is the next frame's, not a paused one's retry.
+                if isPaused { retry = refresh.nextDeadline }
                 continue
             }
             let deadline: Double

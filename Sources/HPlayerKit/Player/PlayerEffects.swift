@@ -114,11 +114,12 @@ extension Player {
         case let .switchAudio(stream):
             source.switchAudio(toStream: stream)
         case let .beginSerial(serial, audioReportsLoops):
-            // Rendering is stopped here; pausing again waits out a refresh under way (a preview
-            // of the old serial), so once this is applied nothing from before is presented.
+            // Rendering is stopped here. The renderer takes the serial first, then pausing again
+            // waits out a refresh under way (a preview or step of the old serial): once this is
+            // applied nothing from before is presented, as any refresh after is of the new one.
+            videoRenderer?.begin(serial: serial)
             if videoRenderer != nil { videoOutput.pause() }
             audioRenderer?.begin(serial: serial, timelineStart: nil, startsNow: false, reportsLoops: audioReportsLoops)
-            videoRenderer?.begin(serial: serial)
         case let .startRendering(timelineSerial, start, followsAudio):
             if let timelineSerial {
                 audioRenderer?.begin(serial: timelineSerial, timelineStart: timelineStart(serial: timelineSerial, from: start),

@@ -30,6 +30,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private var loopEndReported = false
     /// Whether the last running refresh followed the audio clock.
     private var followedAudio = true
+    /// Since when a preview or step has waited for its picture.
+    private var awaitedSince: Double?
 
     let droppedFrames = Atomic<Int>(0)
     /// Media pts of the frame presented last, in microseconds (Int.min: none yet): where a step
@@ -49,11 +51,13 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         self.subtitles = subtitles
     }
 
-    /// From now on present frames of `serial` only.
+    /// From now on present frames of `serial` only. A step asked before (one with no picture
+    /// left to show, at the end) does not carry over to it.
     func begin(serial: Int) {
         control.withLock {
             wantedSerial = serial
             previewWanted = false
+            stepWanted = false
         }
     }
 
@@ -99,12 +103,14 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
 
     /// How often a restart looks for the audio clock before it runs.
     static let clockWait = 0.001
-    /// How often a preview or a step, while paused, looks for the picture it waits for.
+    /// How often a preview or a step, while paused, looks for the picture it waits for: soon at
+    /// first, less often the longer the wait (a stalled network), at most `awaitedFrameWaitLimit`.
     static let awaitedFrameWait = 0.005
+    static let awaitedFrameWaitLimit = 0.1
 
     /// A preview or step with no picture queued yet (the decoder is still at it: playback
-    /// starts with one picture queued): asks to be looked at again soon, as nothing else
-    /// refreshes a paused output; nothing more once decoding has ended with none to come.
+    /// starts with one picture queued): asks to be looked at again, as nothing else refreshes
+    /// a paused output; nothing more once decoding has ended with none to come.
     private func awaitingFrame(at time: Double) -> VideoRefresh {
         // The end is marked after the last picture is queued: the queue looked at again after
         // it misses none queued since the look that found it empty.
@@ -112,7 +118,14 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             dropStale(&frames)
             return frames.isEmpty
         }
-        return VideoRefresh(frame: nil, nextDeadline: isOver ? nil : time + Self.awaitedFrameWait)
+        if isOver {
+            awaitedSince = nil
+            return VideoRefresh(frame: nil, nextDeadline: nil)
+        }
+        let since = awaitedSince ?? time
+        awaitedSince = since
+        let wait = min(max((time - since) / 2, Self.awaitedFrameWait), Self.awaitedFrameWaitLimit)
+        return VideoRefresh(frame: nil, nextDeadline: time + wait)
     }
 
     func refresh(at time: Double) -> VideoRefresh {
@@ -122,11 +135,13 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         if wanted != serial { reset(to: wanted) }
         if preview, firstPresentedPts == nil {
             guard let frame = popFirst() else { return awaitingFrame(at: time) }
+            awaitedSince = nil
             control.withLock { previewWanted = false }
             return VideoRefresh(frame: frame, nextDeadline: nil)
         }
         if step, !running {
             guard let frame = popFirst() else { return awaitingFrame(at: time) }
+            awaitedSince = nil
             control.withLock { stepWanted = false }
             clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video)
             clock.freeze(at: time, serial: serial, by: .video)
@@ -254,5 +269,6 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         lastPass = 0
         endReported = false
         loopEndReported = false
+        awaitedSince = nil
     }
 }
