@@ -125,12 +125,16 @@ done
 echo
 
 echo "5. A/V sync over the whole of $sync_clip at 1x, each player's own avsync, ms"
-: >"$work/hp"; : >"$work/mpv"
-for _ in $(seq "$runs"); do
-  bench/measure_ipc.py sync "$work/hp.sock" -- "$hplayer" "$work/$sync_clip" "${null_out[@]}" --input-ipc-server "$work/hp.sock" >>"$work/hp"
-  bench/measure_ipc.py sync "$work/mpv.sock" -- "${mpv_base[@]}" --vo=null --ao=null \
-    --input-ipc-server="$work/mpv.sock" "$work/$sync_clip" >>"$work/mpv"
-done
+# Plays CLIP through at 1x, RUNS times in each player, alternating: sync lines into $work/hp and $work/mpv.
+play_through() {
+  : >"$work/hp"; : >"$work/mpv"
+  for _ in $(seq "$runs"); do
+    bench/measure_ipc.py sync "$work/hp.sock" -- "$hplayer" "$work/$1" "${null_out[@]}" --input-ipc-server "$work/hp.sock" >>"$work/hp"
+    bench/measure_ipc.py sync "$work/mpv.sock" -- "${mpv_base[@]}" --vo=null --ao=null \
+      --input-ipc-server="$work/mpv.sock" "$work/$1" >>"$work/mpv"
+  done
+}
+play_through "$sync_clip"
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}' "$2" | median; }
 ms() { awk -v s="$1" 'BEGIN {printf "%.3f", s * 1000}'; }
 printf "  %-44s %10s %10s\n" "" hplayer mpv
@@ -141,12 +145,7 @@ printf "  %-44s %10s %10s\n" "dropped frames" "$(field drops "$work/hp")" "$(fie
 # dropped frames: a smaller decoder (fewer threads) must drop none that mpv does not.
 largest() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k && $(i + 1) > m) m = $(i + 1)} END {print m + 0}' "$2"; }
 for clip in "${drop_clips[@]}"; do
-  : >"$work/hp"; : >"$work/mpv"
-  for _ in $(seq "$runs"); do
-    bench/measure_ipc.py sync "$work/hp.sock" -- "$hplayer" "$work/$clip" "${null_out[@]}" --input-ipc-server "$work/hp.sock" >>"$work/hp"
-    bench/measure_ipc.py sync "$work/mpv.sock" -- "${mpv_base[@]}" --vo=null --ao=null \
-      --input-ipc-server="$work/mpv.sock" "$work/$clip" >>"$work/mpv"
-  done
+  play_through "$clip"
   printf "  %-44s %10s %10s\n" "dropped frames, $clip (median / most)" \
     "$(field drops "$work/hp") / $(largest drops "$work/hp")" "$(field drops "$work/mpv") / $(largest drops "$work/mpv")"
 done
