@@ -142,12 +142,16 @@ extension Playback {
             session.close()
         }
 
-        @Test("A frame step asked while its picture is still being decoded is shown when the picture comes: paused on a 1080p clip of noise whose pictures take tens of ms each, a step right after an exact seek lands on the next frame")
-        func stepWaitsForItsPicture() async throws {
-            let clip = try Fixtures.clip("noise-1080p-1s.mp4", [
+        /// A 1080p clip of noise, whose pictures take tens of ms each to decode.
+        func slowPicturesClip() throws -> String {
+            try Fixtures.clip("noise-1080p-1s.mp4", [
                 "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=1,noise=alls=40:allf=t",
                 "-c:v", "libx264", "-preset", "veryfast", "-b:v", "40M", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p"])
-            let session = PlayerSession(url: clip, name: "step-slow")
+        }
+
+        @Test("A frame step asked while its picture is still being decoded is shown when the picture comes: paused on a 1080p clip of noise whose pictures take tens of ms each, a step right after an exact seek lands on the next frame")
+        func stepWaitsForItsPicture() async throws {
+            let session = PlayerSession(url: try slowPicturesClip(), name: "step-slow")
             session.player.prepare()
             session.player.pause()
             try await session.waitForPrepared()
@@ -163,6 +167,26 @@ extension Playback {
                 #expect(await until { session.presentedFrames.count == presented + 2 }, "the step after the seek to \(target) showed nothing")
                 #expect(session.presentedFrames.last?.pts == next)
             }
+            #expect(session.player.playbackState == .paused)
+            session.close()
+        }
+
+        @Test("Frame steps asked together are each shown: paused on the 1080p noise clip, three steps asked at once right after an exact seek to 0.4 present 0.44, 0.48 and 0.52, in order, and the position ends at 0.52")
+        func stepsAskedTogetherAreEachShown() async throws {
+            let session = PlayerSession(url: try slowPicturesClip(), name: "steps-together")
+            session.player.prepare()
+            session.player.pause()
+            try await session.waitForPrepared()
+            try #require(await until { session.presentedFrames.count == 1 }, "no preview frame while paused")
+            let mark = session.eventCount
+            session.player.seek(to: 0.4, mode: .exact)
+            try await session.waitForSeekDone(after: mark)
+            try #require(await until { session.presentedFrames.last?.pts == 0.4 })
+            let presented = session.presentedFrames.count
+            for _ in 0..<3 { session.player.stepFrame(forward: true) }
+            #expect(await until { session.presentedFrames.count >= presented + 3 }, "steps shown: \(session.presentedFrames.dropFirst(presented).map(\.pts))")
+            #expect(session.presentedFrames.dropFirst(presented).map(\.pts) == [0.44, 0.48, 0.52])
+            #expect(abs(session.player.status.position - 0.52) < 0.001)
             #expect(session.player.playbackState == .paused)
             session.close()
         }

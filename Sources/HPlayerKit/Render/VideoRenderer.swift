@@ -15,7 +15,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     private var wantedSerial = 0
     private var isRunning = false
     private var previewWanted = false
-    private var stepWanted = false
+    /// Frame steps asked and not yet shown: each shows one picture, as two presses of `.` faster
+    /// than pictures come step two.
+    private var stepsWanted = 0
     /// Timeline pts where an A-B loop goes back to A.
     private var loopEnd: Double?
     private var followsAudio = false
@@ -51,13 +53,13 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         self.subtitles = subtitles
     }
 
-    /// From now on present frames of `serial` only. A step asked before (one with no picture
-    /// left to show, at the end) does not carry over to it.
+    /// From now on present frames of `serial` only. Steps asked before (with no picture left to
+    /// show, at the end) do not carry over to it.
     func begin(serial: Int) {
         control.withLock {
             wantedSerial = serial
             previewWanted = false
-            stepWanted = false
+            stepsWanted = 0
         }
     }
 
@@ -65,7 +67,12 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     func setRunning(_ running: Bool, followsAudio: Bool, reportsLoops: Bool) {
         control.withLock {
             isRunning = running
-            if running { previewWanted = false }  // a preview never shown (no frame came) must not hold up playing
+            // A preview or step never shown (no frame came) must not hold up playing, nor show at
+            // the next pause.
+            if running {
+                previewWanted = false
+                stepsWanted = 0
+            }
             self.followsAudio = followsAudio
             self.reportsLoops = reportsLoops
         }
@@ -77,8 +84,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// Present the first frame of the current serial at the next refresh, even while paused.
     func requestPreview() { control.withLock { previewWanted = true } }
 
-    /// While paused, present the next frame at the next refresh, the clock moved to it.
-    func requestStep() { control.withLock { stepWanted = true } }
+    /// While paused, present the next frame at the next refresh, the clock moved to it; steps
+    /// asked before it is shown are shown after it, a frame's duration apart.
+    func requestStep() { control.withLock { stepsWanted += 1 } }
 
     /// Where the A-B loop's B lies on the timeline; nil: no loop.
     func setLoopEnd(_ pts: Double?) { control.withLock { loopEnd = pts } }
@@ -107,6 +115,9 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// first, less often the longer the wait (a stalled network), at most `awaitedFrameWaitLimit`.
     static let awaitedFrameWait = 0.005
     static let awaitedFrameWaitLimit = 0.1
+    /// Steps asked together are shown a frame's duration apart, and no further: a picture that
+    /// lasts seconds (a still) does not hold the next step back.
+    static let stepSpacingLimit = 0.1
 
     /// A preview or step with no picture queued yet (the decoder is still at it: playback
     /// starts with one picture queued): asks to be looked at again, as nothing else refreshes
@@ -130,7 +141,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
 
     func refresh(at time: Double) -> VideoRefresh {
         let (wanted, running, preview, step, followsAudio, loopEnd) = control.withLock {
-            (wantedSerial, isRunning, previewWanted, stepWanted, self.followsAudio, self.loopEnd)
+            (wantedSerial, isRunning, previewWanted, stepsWanted > 0, self.followsAudio, self.loopEnd)
         }
         if wanted != serial { reset(to: wanted) }
         if preview, firstPresentedPts == nil {
@@ -142,10 +153,14 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
         if step, !running {
             guard let frame = popFirst() else { return awaitingFrame(at: time) }
             awaitedSince = nil
-            control.withLock { stepWanted = false }
+            let isMoreWanted = control.withLock {
+                stepsWanted = max(stepsWanted - 1, 0)
+                return stepsWanted > 0
+            }
             clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video)
             clock.freeze(at: time, serial: serial, by: .video)
-            return VideoRefresh(frame: frame, nextDeadline: nil)
+            let spacing = min(max(frame.duration, 0), Self.stepSpacingLimit)
+            return VideoRefresh(frame: frame, nextDeadline: isMoreWanted ? time + spacing : nil)
         }
         guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
         if followedAudio, !followsAudio {
