@@ -85,7 +85,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     func requestPreview() { control.withLock { previewWanted = true } }
 
     /// While paused, present the next frame at the next refresh, the clock moved to it; steps
-    /// asked before it is shown are shown after it, a frame's duration apart.
+    /// asked before it is shown are shown after it in turn.
     func requestStep() { control.withLock { stepsWanted += 1 } }
 
     /// Where the A-B loop's B lies on the timeline; nil: no loop.
