@@ -119,6 +119,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
     /// lasts seconds (a still) does not hold the next step back.
     static let stepSpacingLimit = 0.1
 
+    static func stepSpacing(after frame: Frame) -> Double { min(max(frame.duration, 0), stepSpacingLimit) }
+
     /// A preview or step with no picture queued yet (the decoder is still at it: playback
     /// starts with one picture queued): asks to be looked at again, as nothing else refreshes
     /// a paused output; nothing more once decoding has ended with none to come.
@@ -148,7 +150,8 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             guard let frame = popFirst() else { return awaitingFrame(at: time) }
             awaitedSince = nil
             control.withLock { previewWanted = false }
-            return VideoRefresh(frame: frame, nextDeadline: nil)
+            // A step asked before the preview came is shown after it.
+            return VideoRefresh(frame: frame, nextDeadline: step && !running ? time + Self.stepSpacing(after: frame) : nil)
         }
         if step, !running {
             guard let frame = popFirst() else { return awaitingFrame(at: time) }
@@ -159,8 +162,7 @@ final class VideoRenderer: VideoRendering, @unchecked Sendable {
             }
             clock.set(frame.pts, at: time, loopOffset: frame.pts - frame.mediaPts, serial: serial, by: .video)
             clock.freeze(at: time, serial: serial, by: .video)
-            let spacing = min(max(frame.duration, 0), Self.stepSpacingLimit)
-            return VideoRefresh(frame: frame, nextDeadline: isMoreWanted ? time + spacing : nil)
+            return VideoRefresh(frame: frame, nextDeadline: isMoreWanted ? time + Self.stepSpacing(after: frame) : nil)
         }
         guard running else { return VideoRefresh(frame: nil, nextDeadline: nil) }
         if followedAudio, !followsAudio {
