@@ -18,7 +18,11 @@ extension Playback {
                 let clip = try Fixtures.clip("steps-25fps-1s.mp4", [
                     "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
                     "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p"])
-                container = InputContainer(url: clip)
+                let container = InputContainer(url: clip)
+                self.container = container
+                // Closed here if setting up fails, as `close` is then never called.
+                var isSetUp = false
+                defer { if !isSetUp { container.close() } }
                 try container.open(fullAnalysis: true)
                 let index = container.chosenStream(of: .video, number: nil)
                 let stream = try #require(container.ownStream(Int(index)))
@@ -27,6 +31,7 @@ extension Playback {
                 track.configureVideo(acceptedPixelFormats: nil)
                 renderer = VideoRenderer(track: track, clock: MasterClock(), notifier: notifier, isUntimed: false,
                                          subtitles: SubtitleSelection())
+                isSetUp = true
                 while true {
                     let packet = track.packetPool.acquire()
                     guard container.readOwn(into: packet.avPacket) >= 0 else {

@@ -8,9 +8,10 @@ extension Playback {
         /// 6 s of picture (25 fps, a key frame each second) and tone.
         static func clip() throws -> String { try Clips.audioVideo(seconds: 6) }
 
-        /// Opens paused and waits for the preview frame.
-        private func pausedSession(_ name: String, options: PlayerOptions = PlayerOptions()) async throws -> PlayerSession {
-            let session = PlayerSession(url: try Self.clip(), options: options, name: name)
+        /// Opens `clip` (by default the 6 s one) paused and waits for the preview frame.
+        private func pausedSession(_ name: String, clip: String? = nil,
+                                   options: PlayerOptions = PlayerOptions()) async throws -> PlayerSession {
+            let session = PlayerSession(url: try clip ?? Self.clip(), options: options, name: name)
             session.player.prepare()
             session.player.pause()
             try await session.waitForPrepared()
@@ -151,11 +152,7 @@ extension Playback {
 
         @Test("A frame step asked while its picture is still being decoded is shown when the picture comes: paused on a 1080p clip of noise whose pictures take tens of ms each, a step right after an exact seek lands on the next frame")
         func stepWaitsForItsPicture() async throws {
-            let session = PlayerSession(url: try slowPicturesClip(), name: "step-slow")
-            session.player.prepare()
-            session.player.pause()
-            try await session.waitForPrepared()
-            try #require(await until { session.presentedFrames.count == 1 }, "no preview frame while paused")
+            let session = try await pausedSession("step-slow", clip: try slowPicturesClip())
             for (target, next) in [(0.4, 0.44), (0.6, 0.64)] {
                 let mark = session.eventCount
                 let presented = session.presentedFrames.count
@@ -173,11 +170,7 @@ extension Playback {
 
         @Test("Frame steps asked together are each shown: paused on the 1080p noise clip, three steps asked at once right after an exact seek to 0.4 present 0.44, 0.48 and 0.52, in order, and the position ends at 0.52")
         func stepsAskedTogetherAreEachShown() async throws {
-            let session = PlayerSession(url: try slowPicturesClip(), name: "steps-together")
-            session.player.prepare()
-            session.player.pause()
-            try await session.waitForPrepared()
-            try #require(await until { session.presentedFrames.count == 1 }, "no preview frame while paused")
+            let session = try await pausedSession("steps-together", clip: try slowPicturesClip())
             let mark = session.eventCount
             session.player.seek(to: 0.4, mode: .exact)
             try await session.waitForSeekDone(after: mark)
