@@ -108,5 +108,6 @@ if Context.environment["HPLAYER_FUZZ"] != nil {
         .executableTarget(name: "FuzzIPCRequest", dependencies: ["HPlayerIPC", "FuzzSupport"], path: "Fuzz/FuzzIPCRequest"),
         .executableTarget(name: "FuzzHLSPlaylist", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzHLSPlaylist"),
         .executableTarget(name: "FuzzSegmentKeyFrame", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSegmentKeyFrame"),
+        .executableTarget(name: "FuzzOriginPolicy", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzOriginPolicy"),
     ]
 }

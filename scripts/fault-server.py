@@ -7,6 +7,11 @@ passed on with the same faults and pace: a real server behind a network that mis
 Files carry an ETag and a Last-Modified date, and a request whose If-None-Match or
 If-Modified-Since names the file as it is gets 304. Every request goes to a JSON-lines log.
 
+A few paths under /_fault/ are hostile answers of their own, for the tests of what a server can
+make the player do: /_fault/redirect?to=URL (a 302 to URL), /_fault/loop/N (a 302 to
+/_fault/loop/N+1, for ever), /_fault/big-head (a 200 whose head is 100 KiB) and
+/_fault/endless.m3u8 (a playlist whose body never ends).
+
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
 import email.utils
@@ -20,7 +25,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 
 class Faults:
@@ -135,6 +140,8 @@ class Handler(BaseHTTPRequestHandler):
         if forced is not None:
             self.send_error(forced)
             return forced, 0, "status"
+        if self.path.startswith("/_fault/"):
+            return self.hostile()
         if self.server.upstream is not None:
             return self.relay(faults)
         path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
@@ -179,6 +186,46 @@ class Handler(BaseHTTPRequestHandler):
         with open(path, "rb") as file:
             file.seek(first)
             return self.send_body(file.read, last - first + 1, status)
+
+    def hostile(self):
+        """The answers under /_fault/ (see the module's doc)."""
+        route, _, query = self.path.partition("?")
+        if route == "/_fault/redirect" and query.startswith("to="):
+            return self.redirect(unquote(query[3:]))
+        if route.startswith("/_fault/loop/"):
+            return self.redirect(f"/_fault/loop/{int(route.rsplit('/', 1)[1]) + 1}")
+        if route == "/_fault/big-head":
+            self.send_response(200)
+            for number in range(100):
+                self.send_header(f"X-Filler-{number}", "x" * 1024)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+            return 200, 2, "complete"
+        if route == "/_fault/endless.m3u8":
+            # No length, and lines for as long as the client reads (60 s at most: it stops by itself).
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            line = b"#" + b"x" * 1022 + b"\n"
+            self.wfile.write(b"#EXTM3U\n")
+            sent, ended = 0, time.monotonic() + 60
+            while time.monotonic() < ended:
+                self.wfile.write(line * 64)
+                sent += len(line) * 64
+            return 200, sent, "complete"
+        self.send_error(404)
+        return 404, 0, "status"
+
+    def redirect(self, location):
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "9")
+        self.end_headers()
+        self.wfile.write(b"redirect\n")
+        return 302, 9, "redirect"
 
     def relay(self, faults):
         """The upstream server's answer to this request (its Range and validators passed on),

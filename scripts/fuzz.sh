@@ -6,7 +6,7 @@
 # left under .build/fuzz-findings/TARGET.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest
-#                                             FuzzHLSPlaylist FuzzSegmentKeyFrame
+#                                             FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy
 #
 # The test command runs it for 30 s each.
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy)
 scratch=.build/fuzz
 corpus_root=.build/fuzz-corpus
 findings=.build/fuzz-findings

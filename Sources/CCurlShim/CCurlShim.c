@@ -25,3 +25,9 @@ const char *hp_curl_content_type(CURL *handle) {
     curl_easy_getinfo(handle, CURLINFO_CONTENT_TYPE, &type);
     return type;
 }
+
+const char *hp_curl_redirect_url(CURL *handle) {
+    char *url = NULL;
+    curl_easy_getinfo(handle, CURLINFO_REDIRECT_URL, &url);
+    return url;
+}

@@ -10,6 +10,8 @@ extension CacheCommand {
             commandName: "prefetch",
             abstract: "Download a whole file, or the HLS variant --hls-bitrate picks (by default the highest), into the disk cache for playing offline.")
         @Argument(help: "The URL.") var url: String
+        @Flag(name: .customLong("keep-keys"), help: "Keep the AES-128 keys of an encrypted HLS stream in the cache folder (its file 'keys', mode 0600), so that it plays offline. Without it keys are never written to disk, and an encrypted stream needs its key server to play.")
+        var keepsKeys = false
         @OptionGroup(title: "Network") var network: NetworkArguments
         @OptionGroup var common: CommonOptions
 
@@ -20,6 +22,7 @@ extension CacheCommand {
             }
             var options = NetworkOptions()
             try network.apply(to: &options)
+            options.keepsKeys = keepsKeys
             guard options.cache != nil else { throw CommandLineFailure.usage(input: "--cache", reason: "no: nothing to prefetch into") }
             var progress = PrefetchProgress()
             do throws(MediaError) {

@@ -13,6 +13,10 @@ struct RequestArguments: ParsableArguments {
     var tlsVerify: String?
     @Option(name: .customLong("tls-ca-file"), help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
+    @Flag(name: .customLong("http-allow-insecure-redirect"), help: "Follow a redirect from https to http (refused by default).")
+    var allowsInsecureRedirect = false
+    @Flag(name: .customLong("http-forward-credentials"), help: "Send --http-header-fields and --referrer after a redirect to another server too (by default only to the server asked).")
+    var forwardsCredentials = false
 
     func apply(to options: inout NetworkOptions) throws(CommandLineFailure) {
         if let userAgent { options.userAgent = userAgent }
@@ -28,6 +32,8 @@ struct RequestArguments: ParsableArguments {
         case let other?: throw .usage(input: "--tls-verify", reason: "expected yes or no, got '\(other)'")
         }
         options.caFile = caFile
+        options.allowsInsecureRedirect = allowsInsecureRedirect
+        options.forwardsCredentials = forwardsCredentials
     }
 }
 

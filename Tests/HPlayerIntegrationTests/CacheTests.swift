@@ -271,7 +271,7 @@ extension Playback {
         @Test("A write error (a file size limit): one warning, and playback completes; a local file never opens the cache")
         func writeErrorAndLocalFiles() throws {
             let clip = try NetworkPlayback.clip("mkv")
-            let cache = Fixtures.newFolder("cache-write-error")
+            let cache = Fixtures.newFolder("cache-write-error") + "/cache"
             let server = try FaultServer()
             let url = server.url("network-6s.mkv")
             // 100 KiB at most per file (dash counts 512-byte blocks): the index fits, the file's fragment does not.

@@ -521,11 +521,11 @@ extension Playback {
 
         /// The ladder's v0 with its segments encrypted by openssl (AES-128-CBC, the IV each
         /// segment's sequence number, as the playlist gives none) and the key at key.bin.
-        static func encryptedVariant() throws -> String {
+        static func encryptedVariant(key bytes: [UInt8] = (0..<16).map { UInt8($0) }) throws -> String {
             let ladder = try ladder.get()
             let folder = Fixtures.newFolder("hls-aes")
-            let key = "000102030405060708090a0b0c0d0e0f"
-            try Data((0..<16).map { UInt8($0) }).write(to: URL(fileURLWithPath: folder + "/key.bin"))
+            let key = bytes.map { String(format: "%02x", $0) }.joined()
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/key.bin"))
             var playlist = ""
             var sequence = 0
             for line in try String(contentsOfFile: ladder + "/v0/index.m3u8", encoding: .utf8).split(separator: "\n") {

@@ -78,7 +78,7 @@ extension Playback {
             let result = try Self.run([server.url("lists/list.m3u"), server.url("lists/more.pls?from=test")], folder: folder)
             #expect(result.status == 0, "\(result.stderr)")
             let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: ") }
-            #expect(errors.count == 1 && errors[0].contains("a local file is not played"), "\(result.stderr)")
+            #expect(errors.count == 1 && errors[0].contains("a remote document may not name a local file"), "\(result.stderr)")
             #expect(try Self.presented(folder) == clips.flatMap { try Fixtures.frameMD5s($0) })
         }
 

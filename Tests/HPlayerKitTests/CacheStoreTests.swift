@@ -163,8 +163,9 @@ import Testing
         let data = store.directory + "/data/"
         let temporary = data + "00000000000000aa.tmp"
         let orphan = data + "00000000000000bb.frag"
-        #expect(FileManager.default.createFile(atPath: temporary, contents: Data(count: 10)))
-        #expect(FileManager.default.createFile(atPath: orphan, contents: Data(count: 10)))
+        // Private, as the cache makes its own: the damage here is to the content, not the modes.
+        #expect(FileManager.default.createFile(atPath: temporary, contents: Data(count: 10), attributes: [.posixPermissions: 0o600]))
+        #expect(FileManager.default.createFile(atPath: orphan, contents: Data(count: 10), attributes: [.posixPermissions: 0o600]))
         #expect(truncate(fragments[1].path, 40) == 0)
         try FileManager.default.removeItem(atPath: fragments[2].path)
         return (fragments[0], [temporary, orphan, fragments[1].path])

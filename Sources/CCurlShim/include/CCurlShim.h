@@ -18,5 +18,7 @@ long hp_curl_response_code(CURL *handle);
 curl_off_t hp_curl_content_length(CURL *handle);
 /// NULL when the server gave none.
 const char *hp_curl_content_type(CURL *handle);
+/// Where a 3xx answer's Location points, resolved against the URL asked; NULL when none.
+const char *hp_curl_redirect_url(CURL *handle);
 
 #endif

@@ -10,13 +10,13 @@ final class CacheOwner: Sendable {
 
     /// Creates and locks a file of a new name in `folder`, creating the folder if need be.
     init(folder: String) throws(MediaError) {
-        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+        guard mkdir(folder, CachePermissions.folderMode) == 0 || errno == EEXIST else {
             throw MediaError(input: folder, reason: String(cString: strerror(errno)))
         }
         while true {
             let name = "\(getpid())-" + String(UInt64.random(in: .min ... .max), radix: 16)
             let path = folder + "/" + name + ".lock"
-            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, CachePermissions.fileMode)
             guard descriptor >= 0 else {
                 if errno == EEXIST { continue }
                 throw MediaError(input: path, reason: String(cString: strerror(errno)))

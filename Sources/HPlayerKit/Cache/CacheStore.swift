@@ -69,6 +69,12 @@ public final class CacheStore: Sendable {
             }
         }
         index = Locked(database)
+        if reconciles {
+            let widened = CachePermissions.check(directory, repair: true)
+            if !widened.isEmpty {
+                Log.cache.warning("the cache at \(directory) could be read by other users: made private (folders 0700, files 0600; \(widened.count) changed)")
+            }
+        }
         let repaired = reconciles ? verify(repair: true) : []
         if !repaired.isEmpty {
             Log.cache.info("repaired \(repaired.count) problems in the cache at \(directory)")
@@ -183,6 +189,8 @@ public final class CacheStore: Sendable {
                 } catch {
                     Log.cache.warning("cannot empty \(error.input): \(error.reason)")
                 }
+                // The keys kept on purpose for the cached streams go with them.
+                unlink(KeptKeys(directory: directory).path)
             }
         }
     }
@@ -350,6 +358,7 @@ public final class CacheStore: Sendable {
         if repair {
             try? files.create()
         }
+        let modes = CachePermissions.check(directory, repair: repair).map { "\($0) (readable by other users)" }
         var sizes: [String: Int64]
         do {
             sizes = try files.list()
@@ -405,7 +414,7 @@ public final class CacheStore: Sendable {
             }
             files.remove(badFiles)
         }
-        return problems
+        return modes + problems
     }
 
     // MARK: The index
@@ -468,6 +477,9 @@ public final class CacheStore: Sendable {
         } catch {
             throw .unusable("data: \(error.reason)")
         }
+        // Made private before SQLite makes it (0644), since its -wal and -shm take its mode.
+        let indexFile = open(directory + "/index.sqlite", O_RDWR | O_CREAT | O_CLOEXEC, CachePermissions.fileMode)
+        if indexFile >= 0 { close(indexFile) }
         let database: SQLiteDatabase
         let version: Int64
         do {
@@ -563,12 +575,12 @@ public final class CacheStore: Sendable {
         return String(cString: current) + "/" + path
     }
 
-    /// Creates `path` and any parent folder it lacks.
+    /// Creates `path` and any parent folder it lacks, each private.
     private static func makeDirectories(_ path: String) throws(MediaError) {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+            guard mkdir(prefix, CachePermissions.folderMode) == 0 || errno == EEXIST else {
                 throw MediaError(input: path, reason: "cannot create the cache folder: \(String(cString: strerror(errno)))")
             }
         }

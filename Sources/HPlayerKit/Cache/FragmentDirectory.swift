@@ -24,7 +24,7 @@ struct FragmentDirectory: Sendable {
 
     /// Creates the folder where there is none.
     func create() throws(MediaError) {
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw Self.lastError(path) }
+        guard mkdir(path, CachePermissions.folderMode) == 0 || errno == EEXIST else { throw Self.lastError(path) }
     }
 
     /// Writes `bytes` to a new temporary file and syncs it. Returns the file's id and its open
@@ -112,7 +112,7 @@ struct FragmentDirectory: Sendable {
             let random = String(UInt64.random(in: .min ... .max), radix: 16)
             let id = String(repeating: "0", count: 16 - random.count) + random
             let temporary = path(of: id + ".tmp")
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, CachePermissions.fileMode)
             guard descriptor >= 0 else {
                 if errno == EEXIST { continue }
                 throw Self.lastError(temporary)

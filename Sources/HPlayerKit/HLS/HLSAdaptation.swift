@@ -156,7 +156,7 @@ extension HLSSegmentStream {
         do throws(MediaError) {
             try http.open(url: previousURL, at: previous.byteRange?.offset ?? 0, length: previous.byteRange?.length,
                           isContinuation: true, caching: playlist.isLive ? .bypass : .store)
-            guard let found = SegmentKeyFrame.videoFromLastKeyFrame(try http.readAll(limit: Self.wholeSegmentLimit)) else {
+            guard let found = SegmentKeyFrame.videoFromLastKeyFrame(try http.readAll(limit: Self.wholeSegmentLimit, within: .infinity)) else {
                 Log.network.warning("\(previousURL): no key frame to decode the next segment's first pictures from")
                 return false
             }

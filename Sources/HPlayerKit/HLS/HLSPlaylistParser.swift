@@ -16,6 +16,15 @@ public enum HLSPlaylistParser {
         return isMaster ? .master(try reader.master()) : .media(try reader.media())
     }
 
+    /// The most segments (or variants, or renditions) one playlist may list: a day of 1-second
+    /// segments is 86,400. Past it the playlist is refused, before a server's text can make the
+    /// player hold more.
+    public static let entryLimit = 100_000
+
+    static func checkEntryLimit(_ count: Int, line: Int) throws(HLSPlaylistError) {
+        guard count < entryLimit else { throw HLSPlaylistError(line: line, reason: "more than \(entryLimit) entries: refused") }
+    }
+
     /// "#EXTINF:2," → "EXTINF".
     static func tagName(of line: Substring) -> Substring {
         let tag = line.dropFirst()
@@ -32,6 +41,7 @@ private struct Reader {
         for (number, text) in lines where !text.isEmpty {
             if !text.hasPrefix("#") {
                 guard let variant = pending?.variant else { continue }  // a URI with no EXT-X-STREAM-INF: ignored
+                try HLSPlaylistParser.checkEntryLimit(playlist.variants.count, line: number)
                 var made = variant
                 made.uri = String(text)
                 playlist.variants.append(made)
@@ -68,6 +78,7 @@ private struct Reader {
                 guard let group = attributes["GROUP-ID"], let name = attributes["NAME"] else {
                     throw HLSPlaylistError(line: number, reason: "EXT-X-MEDIA without GROUP-ID and NAME")
                 }
+                try HLSPlaylistParser.checkEntryLimit(playlist.renditions.count, line: number)
                 playlist.renditions.append(HLSRendition(
                     kind: kind, groupID: group, name: name, uri: attributes["URI"], language: attributes["LANGUAGE"],
                     isDefault: attributes["DEFAULT"] == "YES", autoselect: attributes["AUTOSELECT"] == "YES",
@@ -98,6 +109,7 @@ private struct Reader {
         for (number, text) in lines where !text.isEmpty {
             if !text.hasPrefix("#") {
                 guard let info = segmentInfo else { throw HLSPlaylistError(line: number, reason: "a segment URI with no EXTINF before it") }
+                try HLSPlaylistParser.checkEntryLimit(playlist.segments.count, line: number)
                 let uri = String(text)
                 var range: HLSByteRange?
                 if let byteRange {

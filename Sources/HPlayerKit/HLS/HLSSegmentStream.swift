@@ -70,8 +70,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private var plaintext: [UInt8] = []
     private var plaintextIndex = 0
     private var isDecryptionFinished = false
-    /// Keys fetched, by URL: each is fetched once.
+    /// Keys fetched, by URL: each is fetched once, and held in memory alone.
     private var keys: [String: [UInt8]] = [:]
+    /// Keys that could not be fetched, by URL, and why: asked for once. A segment under one is
+    /// not skipped, since every segment under it would fail alike: the stream fails.
+    private var failedKeys: [String: MediaError] = [:]
+    /// The URLs refused so far, each told once.
+    private var toldRefusals: Set<String> = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// auto: the segment being read, fetched whole before any of it is handed out, so that one
     /// too slow to arrive in time is given up for a lower variant's with none of it in the
@@ -212,6 +217,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             playlist = media
         }
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
+        if Self.startsSampleAESLate(playlist) {
+            throw MediaError(input: playlistURL, reason: "SAMPLE-AES segments after clear ones: not read (libavformat 5.1's HLS demuxer crashes on them)")
+        }
         unsupportedFeature = Self.unsupportedFeature(of: playlist)
         guard unsupportedFeature == nil else { return }
         isSectioned = Self.isFragmented(playlist)
@@ -392,6 +400,13 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return nil
     }
 
+    /// Whether SAMPLE-AES begins after the first segment: libavformat 5.1 sets up its decryption
+    /// only for a playlist that starts encrypted, and dereferences NULL on the first sample
+    /// otherwise (`ffmpeg -i` crashes too), so such a playlist is not left to it.
+    static func startsSampleAESLate(_ playlist: HLSMediaPlaylist) -> Bool {
+        playlist.segments.first?.key?.method != .sampleAES && playlist.segments.contains { $0.key?.method == .sampleAES }
+    }
+
     /// Whether the playlist's segments are fMP4 fragments, each following an initialization section.
     static func isFragmented(_ playlist: HLSMediaPlaylist) -> Bool {
         playlist.segments.contains { $0.map != nil }
@@ -479,7 +494,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// A segment failed after the I/O layer's retries: skipped with a warning, unless too many
     /// in a row failed (the network is gone) or the stream was cancelled.
     private func skip(_ segmentURL: String, _ error: MediaError) throws(MediaError) {
-        if http.isCancelled { throw error }
+        if http.isCancelled || failedKeys.values.contains(error) { throw error }
         skippedInARow += 1
         guard skippedInARow <= Self.skipLimit else {
             throw MediaError(input: segmentURL, reason: "\(error.reason) (\(skippedInARow) segments in a row failed)")
@@ -539,14 +554,33 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return bytes
     }
 
-    /// The 16-byte key at `keyURL`, fetched the first time it is needed.
+    /// The 16-byte key at `keyURL`, fetched the first time it is needed and held in memory
+    /// alone: never in the disk cache, where it would open every cached segment to whoever
+    /// reads the cache. Only a key the user kept on purpose (KeptKeys) is read from disk.
     private func key(at keyURL: String) throws(MediaError) -> [UInt8] {
         if let known = keys[keyURL] { return known }
-        try http.open(url: keyURL, at: 0, length: nil, isContinuation: highestPosition > 0, caching: .store)
-        let bytes = try http.readAll(limit: 64)
+        if let failed = failedKeys[keyURL] { throw failed }
+        let kept = store.map { KeptKeys(directory: $0.directory) }
+        if let bytes = kept?.key(for: keyURL) {
+            keys[keyURL] = bytes
+            return bytes
+        }
+        let bytes: [UInt8]
+        do {
+            try http.open(url: keyURL, at: 0, length: nil, isContinuation: highestPosition > 0, caching: .bypass)
+            bytes = try http.readAll(limit: 64)
+        } catch {
+            if http.isCancelled { throw error }
+            let failure = MediaError(input: keyURL, reason: "the AES-128 key cannot be fetched (\(error.reason)); keys are never kept in the disk cache")
+            failedKeys[keyURL] = failure
+            throw failure
+        }
         guard bytes.count == SegmentDecryptor.blockSize else {
             throw MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
         }
+        if options.keepsKeys, let kept { try kept.keep(bytes, for: keyURL) }
+        // An older hplayer kept keys in the cache: one found there goes.
+        if let store, store.entry(for: keyURL) != nil { store.remove(keyURL) }
         keys[keyURL] = bytes
         return bytes
     }
@@ -593,9 +627,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             // Reloaded every target duration, or half of it when it did not change.
             try wait(max(0.5, unchanged ? playlist.targetDuration / 2 : playlist.targetDuration))
             let before = playlist.segments.last?.sequenceNumber
-            let reloaded: HLSPlaylist
+            var reloaded: HLSPlaylist
             do {
-                reloaded = try parse(try fetchText(playlistURL, isLive: true), from: playlistURL)
+                reloaded = try parseText(try fetchText(playlistURL, isLive: true), from: playlistURL)
                 failedReloads = 0
             } catch {
                 if http.isCancelled { throw error }
@@ -604,6 +638,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
                 Log.network.warning("\(playlistURL): reloading failed: \(error.reason); trying again")
                 continue
             }
+            // A refused URL is not a reload's passing failure: it is not ridden out.
+            reloaded = try allowedReferences(of: reloaded, from: playlistURL)
             guard case let .media(media) = reloaded else {
                 throw MediaError(input: playlistURL, reason: "the live playlist became a master playlist")
             }
@@ -640,13 +676,37 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     }
 
     /// A playlist, an initialization section or a key larger than this is refused.
-    static let playlistLimit = 16 << 20
+    static let playlistLimit = DocumentLimit.bytes
 
+    /// The playlist at `source`, read from `text`, with what it may not name taken out.
     func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
+        try allowedReferences(of: try parseText(text, from: source), from: source)
+    }
+
+    private func parseText(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
         do {
             return try HLSPlaylistParser.parse(text)
         } catch {
             throw MediaError(input: source, reason: error.description)
+        }
+    }
+
+    /// `playlist` less the URLs OriginPolicy refuses, each told in one line (once, not at every
+    /// live reload). When nothing playable is left, the stream fails at once: a refused URL is
+    /// never tried, so not tried again.
+    private func allowedReferences(of playlist: HLSPlaylist, from source: String) throws(MediaError) -> HLSPlaylist {
+        let (allowed, refused) = HLSReferences.allowed(playlist, base: source)
+        guard !refused.isEmpty else { return allowed }
+        for reference in refused where toldRefusals.insert(reference.url).inserted {
+            Log.network.error("\(source): refused \(reference.url): \(reference.reason)")
+        }
+        switch allowed {
+        case let .master(master) where master.variants.isEmpty:
+            throw MediaError(input: source, reason: "every variant's URL was refused (\(refused[0].reason))")
+        case let .media(media) where media.segments.isEmpty:
+            throw MediaError(input: source, reason: "every segment's URL was refused (\(refused[0].reason))")
+        default:
+            return allowed
         }
     }
 }

@@ -39,11 +39,8 @@ enum HLSURL {
         return (String(reference[..<cut]), String(reference[cut...]))
     }
 
-    /// "http:…", "https:…": a scheme (a letter, then letters, digits, +, - or .) before any / ? #.
-    private static func hasScheme(_ reference: String) -> Bool {
-        guard let colon = reference.firstIndex(of: ":"), let first = reference.first, first.isLetter, first.isASCII else { return false }
-        return reference[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
-    }
+    /// "http:…", "https:…": a scheme before any / ? #.
+    private static func hasScheme(_ reference: String) -> Bool { OriginPolicy.scheme(of: reference) != nil }
 
     private static func isQueryDelimiter(_ character: Character) -> Bool { character == "?" || character == "#" }
     private static func isPathDelimiter(_ character: Character) -> Bool { character == "/" || isQueryDelimiter(character) }

@@ -3,7 +3,11 @@ import CCurlShim
 
 /// One libcurl easy handle on a multi handle of its own, driven by the thread that reads:
 /// libcurl brings keep-alive (the handle is reused, so is its connection), HTTP/2, TLS with the
-/// system's CA store, redirects and proxies from the environment. Its callbacks fill `receiver`.
+/// system's CA store and proxies from the environment. Its callbacks fill `receiver`.
+/// It speaks http and https alone. Redirects are followed here, not by libcurl, so that each
+/// hop is checked (OriginPolicy: no other protocol, no https to http unless allowed) and the
+/// user's header fields and referrer go only to the server asked, unless the options say
+/// otherwise (libcurl holds back its own Authorization and Cookie, but not custom fields).
 /// Everything but `wake` is for the reading thread.
 final class CurlTransfer: @unchecked Sendable {
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -12,13 +16,24 @@ final class CurlTransfer: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let easy: UnsafeMutableRawPointer
     private let headerFields: [String]
+    private let referrer: String?
+    private let allowsInsecureRedirect: Bool
+    private let forwardsCredentials: Bool
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    /// The header fields with one request's own added (a conditional request's), while it is set.
+    /// The fields sent now when they are not `headerList`'s: one request's own added (a
+    /// conditional request's), or the user's left out (a redirect to another server).
     private var requestHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// What the handle sends now: the request's own fields, and whether the user's go too.
+    private var sentFields: (extra: [String], credentials: Bool) = ([], true)
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private var isActive = false
     private let monitor: NetworkMonitor?
+    /// The resource asked for, and where the request in flight is now (a redirect's target).
+    private var requestedURL: String
     private var url: String
+    /// Redirects followed by the request in flight, and the range it asks for.
+    private var redirects = 0
+    private var requestRange = ""
     /// The request in flight, as the monitor is told of it when it ends.
     private var request: NetworkRequest?
     /// `receiver.arrived` when the monitor was last told of bytes.
@@ -41,8 +56,12 @@ final class CurlTransfer: @unchecked Sendable {
         self.multi = multi
         self.easy = easy
         self.url = url
+        requestedURL = url
         monitor = options.monitor
         headerFields = options.headerFields
+        referrer = options.referrer
+        allowsInsecureRedirect = options.allowsInsecureRedirect
+        forwardsCredentials = options.forwardsCredentials
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(url: url, options: options)
     }
@@ -59,13 +78,14 @@ final class CurlTransfer: @unchecked Sendable {
     private func configure(url: String, options: NetworkOptions) {
         _ = hp_curl_set_string(easy, CURLOPT_URL, url)
         _ = hp_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = hp_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        _ = hp_curl_set_long(easy, CURLOPT_MAXREDIRS, 10)
+        _ = hp_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = hp_curl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        _ = hp_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // followed in `follow`, hop by hop
         _ = hp_curl_set_long(easy, CURLOPT_FAILONERROR, 1)  // a 4xx or 5xx is an error, its body unread
         _ = hp_curl_set_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
         _ = hp_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(options.timeout * 1000))
         _ = hp_curl_set_string(easy, CURLOPT_USERAGENT, options.userAgent)
-        if let referrer = options.referrer { _ = hp_curl_set_string(easy, CURLOPT_REFERER, referrer) }
+        if let referrer { _ = hp_curl_set_string(easy, CURLOPT_REFERER, referrer) }
         for field in options.headerFields { headerList = curl_slist_append(headerList, field) }
         if let headerList { _ = hp_curl_set_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
         if !options.verifiesTLS {
@@ -83,8 +103,9 @@ final class CurlTransfer: @unchecked Sendable {
         _ = hp_curl_set_pointer(easy, CURLOPT_WRITEDATA, context)
         _ = hp_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let receiver = Unmanaged<TransferReceiver>.fromOpaque(context!).takeUnretainedValue()
-            receiver.addHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
-            return size * count
+            // Returning less than was given ends the transfer: a head past the limit is not kept.
+            let kept = receiver.addHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+            return kept ? size * count : 0
         }
         _ = hp_curl_set_pointer(easy, CURLOPT_HEADERDATA, context)
     }
@@ -92,6 +113,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Points the handle at another resource; its connection is kept for it when the host is the same.
     func retarget(url: String) {
         stop()
+        requestedURL = url
         self.url = url
         _ = hp_curl_set_string(easy, CURLOPT_URL, url)
     }
@@ -100,11 +122,18 @@ final class CurlTransfer: @unchecked Sendable {
     /// with `extraFields` added to this request's header.
     func start(at position: Int64, end: Int64? = nil, extraFields: [String] = []) {
         stop()
-        setRequestFields(extraFields)
+        // Each request starts at the resource asked for, its redirects followed anew.
+        if url != requestedURL {
+            url = requestedURL
+            _ = hp_curl_set_string(easy, CURLOPT_URL, url)
+        }
+        redirects = 0
+        setRequestFields(extraFields, credentials: true)
         errorBuffer[0] = 0
         receiver.begin(at: position)
         reportedArrived = 0
         let range = end.map { "\(position)-\($0 - 1)" } ?? (position > 0 ? "\(position)-" : "")
+        requestRange = range
         _ = hp_curl_set_string(easy, CURLOPT_RANGE, range.isEmpty ? nil : range)
         curl_multi_add_handle(multi, easy)
         isActive = true
@@ -114,14 +143,19 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// The handle sends the options' header fields, and `extra` with them; no transfer is active.
-    private func setRequestFields(_ extra: [String]) {
-        guard !extra.isEmpty || requestHeaderList != nil else { return }
+    /// The handle sends `extra`, with the options' header fields and referrer when `credentials`;
+    /// no transfer is active.
+    private func setRequestFields(_ extra: [String], credentials: Bool) {
+        guard sentFields.extra != extra || sentFields.credentials != credentials else { return }
+        sentFields = (extra, credentials)
         let previous = requestHeaderList
         requestHeaderList = nil
-        for field in extra.isEmpty ? [] : headerFields + extra { requestHeaderList = curl_slist_append(requestHeaderList, field) }
-        _ = hp_curl_set_pointer(easy, CURLOPT_HTTPHEADER, requestHeaderList ?? headerList)
+        if !credentials || !extra.isEmpty {
+            for field in (credentials ? headerFields : []) + extra { requestHeaderList = curl_slist_append(requestHeaderList, field) }
+        }
+        _ = hp_curl_set_pointer(easy, CURLOPT_HTTPHEADER, credentials && extra.isEmpty ? headerList : requestHeaderList)
         curl_slist_free_all(previous)
+        if referrer != nil { _ = hp_curl_set_string(easy, CURLOPT_REFERER, credentials ? referrer : nil) }
     }
 
     /// Ends the transfer in flight, if any; a connection cut mid-body is not reused.
@@ -167,10 +201,45 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func finished(_ result: CURLcode) -> Progress {
+        if result == CURLE_OK, let target = redirectTarget() { return follow(target) }
         let progress = outcome(of: result)
         if case .failed(_, let reason) = progress { finishRequest(.failed(reason)) } else { finishRequest(.completed) }
         return progress
     }
+
+    /// Where the answer just ended redirects to; nil when it is not a redirect.
+    private func redirectTarget() -> String? {
+        guard receiver.head.isRedirect, let target = hp_curl_redirect_url(easy) else { return nil }
+        return String(cString: target)
+    }
+
+    /// Follows a redirect to `target`, the same range asked for there, when OriginPolicy allows
+    /// it and fewer than `redirectLimit` were followed.
+    private func follow(_ target: String) -> Progress {
+        finishRequest(.completed)
+        redirects += 1
+        guard redirects <= Self.redirectLimit else {
+            return .failed(.refused, reason: "more than \(Self.redirectLimit) redirects (the last to \(target))")
+        }
+        if let reason = OriginPolicy.redirectRefusal(from: url, to: target, allowsDowngrade: allowsInsecureRedirect) {
+            return .failed(.refused, reason: reason)
+        }
+        curl_multi_remove_handle(multi, easy)
+        url = target
+        _ = hp_curl_set_string(easy, CURLOPT_URL, target)
+        setRequestFields(sentFields.extra, credentials: forwardsCredentials || OriginPolicy.isSameOrigin(requestedURL, target))
+        receiver.begin(at: receiver.nextPosition)
+        reportedArrived = 0
+        curl_multi_add_handle(multi, easy)
+        if monitor != nil {
+            request = NetworkRequest(startedAt: MonotonicClock.now(), url: target, range: requestRange, status: 0, bytes: 0,
+                                     seconds: 0, outcome: .stopped)
+        }
+        return .receiving
+    }
+
+    /// Redirects followed for one request, at most (libcurl's default is 30; browsers stop at 20).
+    static let redirectLimit = 10
 
     /// Makes a `pump` waiting for the network return at once; from any thread.
     func wake() { curl_multi_wakeup(multi) }
@@ -193,7 +262,12 @@ final class CurlTransfer: @unchecked Sendable {
     private func failure(for result: CURLcode) -> (TransferFailure, String) {
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+        if receiver.isHeadTooLarge {
+            return (.refused, "a response head larger than \(TransferReceiver.headLimit >> 10) KiB")
+        }
         switch result {
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return (.refused, text)
         case CURLE_HTTP_RETURNED_ERROR:
             let status = hp_curl_response_code(easy)
             var head = receiver.head

@@ -21,18 +21,34 @@ public protocol HTTPResource: ByteSource {
 }
 
 extension HTTPResource {
-    /// The whole resource (a playlist, a key), at most `limit` bytes.
-    public func readAll(limit: Int = 16 << 20) throws(MediaError) -> [UInt8] {
+    /// The whole resource (a playlist, a key), at most `limit` bytes, arrived within `seconds`:
+    /// a body that never ends, fast or slow, is given up.
+    public func readAll(limit: Int = DocumentLimit.bytes, within seconds: Double = DocumentLimit.seconds) throws(MediaError) -> [UInt8] {
         var bytes: [UInt8] = []
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         defer { chunk.deallocate() }
+        let deadline = MonotonicClock.now() + seconds
         while true {
             let count = try read(into: chunk)
             if count == 0 { return bytes }
             bytes += chunk[..<count]
-            guard bytes.count <= limit else { throw MediaError(input: url, reason: "larger than \(limit) bytes") }
+            guard bytes.count <= limit else { throw MediaError(input: url, reason: "larger than \(limit) bytes: refused") }
+            guard MonotonicClock.now() < deadline else {
+                throw MediaError(input: url, reason: "still arriving after \(Int(seconds)) s (\(bytes.count) bytes): refused")
+            }
         }
     }
+}
+
+/// What a server can make the player hold, or wait for, while it sends a document (a playlist,
+/// a key, an initialization section): past either, the document is refused.
+public enum DocumentLimit {
+    public static let bytes = 16 << 20
+    /// 16 MiB at about 2 Mb/s, where a playlist is seldom past 1 MiB.
+    public static let seconds = 60.0
+}
+
+extension HTTPResource {
 }
 
 extension NetworkOptions {

@@ -14,6 +14,11 @@ public struct NetworkOptions: Sendable, Equatable {
     public var verifiesTLS = true
     /// `--tls-ca-file`: certificate authorities to trust instead of the system's.
     public var caFile: String?
+    /// `--http-allow-insecure-redirect`: an https URL may be redirected to an http one.
+    public var allowsInsecureRedirect = false
+    /// `--http-forward-credentials`: the header fields and referrer above go with a redirect to
+    /// another server too, not only to the one asked.
+    public var forwardsCredentials = false
     /// `--hls-bitrate`: the variant of an HLS master playlist to play.
     public var hlsBitrate = HLSBitrate.auto
     /// `--hls-abr`: the bitrate policy that picks each segment's variant under `auto`.
@@ -22,6 +27,9 @@ public struct NetworkOptions: Sendable, Equatable {
     public var monitor: NetworkMonitor?
     /// The disk cache every byte fetched goes through; nil: none (`--cache=no`).
     public var cache: DiskCache?
+    /// `hplayer cache prefetch --keep-keys`: the HLS keys fetched are kept in the cache folder
+    /// (KeptKeys), for playing offline. Otherwise a key is held in memory alone.
+    public var keepsKeys = false
     /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
     public var rtspTransport: String?
 

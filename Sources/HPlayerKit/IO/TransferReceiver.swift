@@ -14,6 +14,12 @@ final class TransferReceiver {
     private(set) var kept: Int64 = 0
     private var bytes: [UInt8] = []
     private var readIndex = 0
+    /// The bytes of the response heads of this request so far, and whether they passed `headLimit`.
+    private var headBytes = 0
+    private(set) var isHeadTooLarge = false
+    /// The most a server may send as heads before one body (mpv's libavformat allows less; a
+    /// browser about as much).
+    static let headLimit = 64 << 10
 
     init() { bytes.reserveCapacity(1 << 18) }
 
@@ -26,11 +32,24 @@ final class TransferReceiver {
         nextPosition = position
         skip = 0
         arrived = 0
+        headBytes = 0
+        isHeadTooLarge = false
     }
 
-    func addHeader(_ line: String) { head.add(line: line) }
+    /// Adds a head's line; false when the heads have grown past `headLimit` (the transfer is then ended).
+    func addHeader(_ line: String) -> Bool {
+        headBytes += line.utf8.count
+        guard headBytes <= Self.headLimit else {
+            isHeadTooLarge = true
+            return false
+        }
+        head.add(line: line)
+        return true
+    }
 
     func receive(_ data: UnsafeRawBufferPointer) {
+        // A redirect's body is not the resource's: the redirect is followed instead.
+        if head.isRedirect { return }
         if !hasBody {
             hasBody = true
             // A server that ignored the range starts earlier: drop up to where the request did.

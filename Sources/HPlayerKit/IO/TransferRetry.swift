@@ -8,6 +8,9 @@ enum TransferFailure: Equatable, Sendable {
     case timedOut
     /// The connection closed before the body's end.
     case cutShort
+    /// Refused by the player's own rules (a redirect to another protocol, a head too large):
+    /// the same request would be refused again.
+    case refused
     case other
 }
 
@@ -28,7 +31,7 @@ enum TransferRetry {
         switch failure {
         case let .httpStatus(status):
             guard status >= 500 || status == 408 || status == 429 else { return nil }
-        case .cannotResolve, .tls:
+        case .cannotResolve, .tls, .refused:
             return nil
         case .cannotConnect, .other:
             guard !isOpening else { return nil }

@@ -99,9 +99,9 @@ public enum PlaylistExpansion {
                 return
             }
             for entry in PlaylistFile.entries(text, format: format, folder: folder(of: url)) {
-                // A page on the web naming files on this machine is refused, as mpv refuses it.
-                guard isRemote(entry) else {
-                    expansion.problems.append(MediaError(input: entry, reason: "named by a remote playlist (\(url)): a local file is not played"))
+                // A page on the web naming files on this machine, or other protocols, is refused.
+                if let reason = OriginPolicy.refusal(of: entry, namedBy: url) {
+                    expansion.problems.append(MediaError(input: url, reason: "refused \(entry): \(reason)"))
                     continue
                 }
                 expand(entry, depth: depth + 1, into: &expansion)
@@ -111,10 +111,7 @@ public enum PlaylistExpansion {
         }
     }
 
-    private static func isRemote(_ input: String) -> Bool {
-        let lowered = input.lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
-    }
+    private static func isRemote(_ input: String) -> Bool { OriginPolicy.isRemote(input) }
 
     /// A folder's media files and folders, as paths, in natural order; hidden ones left out.
     private static func listing(_ path: String) throws(MediaError) -> [String] {

@@ -4,9 +4,9 @@ import Glibc
 /// folder, which takes the file's name once written and synced. A failure leaves no part of a
 /// file behind, and any file already at the name as it was.
 public enum WholeFile {
-    /// Writes `bytes` to `path`, replacing any file there.
-    public static func write(_ bytes: [UInt8], to path: String) throws(MediaError) {
-        let (temporary, descriptor) = try createTemporary(beside: path)
+    /// Writes `bytes` to `path`, replacing any file there; `mode` as open(2) takes it (0600: the user's alone).
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o666) throws(MediaError) {
+        let (temporary, descriptor) = try createTemporary(beside: path, mode: mode)
         var failure: MediaError?
         do {
             try writeAll(bytes, to: descriptor, path: path)
@@ -64,13 +64,13 @@ public enum WholeFile {
         throw MediaError(input: lastTaken, reason: "every name of this form is taken")
     }
 
-    private static func createTemporary(beside path: String) throws(MediaError) -> (String, Int32) {
+    private static func createTemporary(beside path: String, mode: mode_t) throws(MediaError) -> (String, Int32) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { path[...$0] } ?? ""
         let name = slash.map { path[path.index(after: $0)...] } ?? path[...]
         while true {
             let temporary = "\(folder).\(name).\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if descriptor >= 0 { return (temporary, descriptor) }
             if errno != EEXIST { throw lastError(path) }
         }

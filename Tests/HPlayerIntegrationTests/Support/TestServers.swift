@@ -55,6 +55,7 @@ enum Network {
 
 /// nginx with a configuration of the test's own, on free ports, serving the fixtures folder over
 /// HTTP and over HTTPS with a self-signed certificate made at test time; stopped when released.
+/// /redirect?to=URL answers a 302 to URL (not percent-decoded).
 final class NginxServer: @unchecked Sendable {
     let port: Int
     let tlsPort: Int
@@ -76,12 +77,13 @@ final class NginxServer: @unchecked Sendable {
                 \(Nginx.scratch(folder))
                 types { video/mp4 mp4; video/x-matroska mkv; video/webm webm; video/mp2t ts; application/vnd.apple.mpegurl m3u8; }
                 default_type application/octet-stream;
-                server { listen 127.0.0.1:\(port); root \(root); }
+                server { listen 127.0.0.1:\(port); root \(root); location = /redirect { return 302 $arg_to; } }
                 server {
                     listen 127.0.0.1:\(tlsPort) ssl;
                     ssl_certificate \(folder)/cert.pem;
                     ssl_certificate_key \(folder)/key.pem;
                     root \(root);
+                    location = /redirect { return 302 $arg_to; }
                 }
             }
             """
@@ -92,6 +94,44 @@ final class NginxServer: @unchecked Sendable {
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
     func tlsURL(_ path: String) -> String { "https://127.0.0.1:\(tlsPort)/\(path)" }
+}
+
+/// A TCP listener on 127.0.0.1 that only counts the connections made to it: a local service a
+/// hostile document would have the player reach.
+final class ConnectionCounter: @unchecked Sendable {
+    let port: Int
+    private let process: BackgroundProcess
+
+    init() throws {
+        let script = """
+            import socket
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(64)
+            print("PORT", listener.getsockname()[1], flush=True)
+            listener.settimeout(300)
+            while True:
+                connection, _ = listener.accept()
+                print("CONNECTION", flush=True)
+                connection.close()
+            """
+        process = try BackgroundProcess(["python3", "-c", script])
+        let deadline = MonotonicClock.now() + 10
+        while true {
+            if let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }), let port = Int(line.dropFirst(5)) {
+                self.port = port
+                return
+            }
+            guard process.isRunning, MonotonicClock.now() < deadline else {
+                throw FixtureError(description: "the connection counter did not start: \(process.stderr)")
+            }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+    }
+
+    deinit { process.send(signal: SIGKILL) }
+
+    var connections: Int { process.stdout.split(separator: "\n").filter { $0 == "CONNECTION" }.count }
 }
 
 /// One request as scripts/fault-server.py logs it.

@@ -1,0 +1,35 @@
+/// A URL a playlist names that OriginPolicy refuses, and why.
+public struct RefusedReference: Equatable, Sendable {
+    public var url: String
+    public var reason: String
+}
+
+/// The playlist with what OriginPolicy refuses taken out, each URI resolved against `base` (the
+/// playlist's own URL): a variant or rendition whose playlist is refused, a segment whose URI,
+/// key or initialization section is. A pure function, tested by table; the refusals are listed
+/// once each, in order.
+enum HLSReferences {
+    static func allowed(_ playlist: HLSPlaylist, base: String) -> (HLSPlaylist, [RefusedReference]) {
+        var refused: [RefusedReference] = []
+        func isAllowed(_ uri: String) -> Bool {
+            let url = OriginPolicy.resolve(uri, against: base)
+            guard let reason = OriginPolicy.refusal(of: url, namedBy: base) else { return true }
+            if !refused.contains(where: { $0.url == url }) { refused.append(RefusedReference(url: url, reason: reason)) }
+            return false
+        }
+        switch playlist {
+        case var .master(master):
+            master.variants = master.variants.filter { isAllowed($0.uri) }
+            master.renditions = master.renditions.filter { $0.uri.map(isAllowed) ?? true }
+            return (.master(master), refused)
+        case var .media(media):
+            media.segments = media.segments.filter { segment in
+                // Each checked, so that every refused URL is told.
+                let parts = [isAllowed(segment.uri), segment.key.map { isAllowed($0.uri) } ?? true,
+                             segment.map.map { isAllowed($0.uri) } ?? true]
+                return !parts.contains(false)
+            }
+            return (.media(media), refused)
+        }
+    }
+}
