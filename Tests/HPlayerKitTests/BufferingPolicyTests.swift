@@ -12,10 +12,13 @@ import Testing
 
     /// A 25 fps video track or a 46.875 packets/s audio track (48 kHz, 1024 samples per packet),
     /// with the default capacities (256 packets, 8 video / 16 audio frames).
-    static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false, lastEnd: Double? = nil) -> TrackBuffer {
+    /// `read` and `decoded`: whether a packet has been read and a frame decoded at all, queued
+    /// still or taken (by default, whether any is queued).
+    static func track(_ kind: MediaKind, packets: Int, frames: Int, endOfFile: Bool = false, lastEnd: Double? = nil,
+                      read: Bool? = nil, decoded: Bool? = nil) -> TrackBuffer {
         TrackBuffer(kind: kind, packetCount: packets, packetCapacity: 256, frameCount: frames,
                     frameCapacity: kind == .video ? 8 : 16, packetsPerSecond: kind == .video ? 25 : 46.875,
-                    isEndOfFile: endOfFile, lastPacketEnd: lastEnd)
+                    isEndOfFile: endOfFile, lastPacketEnd: lastEnd, hasReadPacket: read, hasDecodedFrame: decoded)
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -30,7 +33,13 @@ import Testing
     static let rows: [Row] = [
         Row(name: "open: no video frame yet, however many packets", track: track(.video, packets: 200, frames: 0), phase: .firstOpen, playable: false),
         Row(name: "open: the first video frame, shown at once", track: track(.video, packets: 0, frames: 1), phase: .firstOpen, playable: true),
-        Row(name: "open: audio with fast start at once", track: track(.audio, packets: 0, frames: 0), phase: .firstOpen, playable: true),
+        Row(name: "open: audio with fast start at once, while not one packet of it has been read", track: track(.audio, packets: 0, frames: 0), phase: .firstOpen, playable: true),
+        // The race of an HLS audio rendition (issue 40): both queues empty, as the decoder holds
+        // the packets read and its first frame is not out, is not "no packet".
+        Row(name: "open: audio whose packets the decoder has all taken waits for its first frame",
+            track: track(.audio, packets: 0, frames: 0, read: true, decoded: false), phase: .firstOpen, playable: false),
+        Row(name: "open: audio whose first frame the tempo stage has taken from the queue is playable",
+            track: track(.audio, packets: 0, frames: 0, read: true, decoded: true), phase: .firstOpen, playable: true),
         Row(name: "open: audio with fast start, once its first frame is decoded", track: track(.audio, packets: 40, frames: 1), phase: .firstOpen, playable: true),
         Row(name: "open: audio with packets waits for its first frame (the timeline starts at the earliest)",
             track: track(.audio, packets: 40, frames: 0), phase: .firstOpen, playable: false),

@@ -122,6 +122,9 @@ extension Player {
             audioRenderer?.begin(serial: serial, timelineStart: nil, startsNow: false, reportsLoops: audioReportsLoops)
         case let .startRendering(timelineSerial, start, followsAudio):
             if let timelineSerial {
+                // Live starts at once, with whatever sound there is; otherwise the first decoded
+                // sound is in the stage's queue before the output pulls.
+                if start != .firstPictureNow { audioTempo?.awaitFirstFrame(serial: timelineSerial, seconds: Self.firstSoundWait) }
                 audioRenderer?.begin(serial: timelineSerial, timelineStart: timelineStart(serial: timelineSerial, from: start),
                                      startsNow: start == .firstPictureNow, reportsLoops: videoRenderer == nil)
             } else {
@@ -163,6 +166,10 @@ extension Player {
             emit(.finished(nothingDecoded() ?? source.readFailure))
         }
     }
+
+    /// The longest the output's start waits for the sound's first frame to reach the tempo stage:
+    /// a moment normally; this bounds a thread descheduled for long.
+    static let firstSoundWait = 0.5
 
     /// Where the timeline of a new serial starts (`PlaybackMachine.TimelineStart` says why).
     private func timelineStart(serial: Int, from start: PlaybackMachine.TimelineStart) -> Double? {

@@ -179,21 +179,40 @@ final class AudioTempoStage: @unchecked Sendable {
         return AudioExchange(settings: settings, isSatisfied: held >= wanted, isExhausted: isFinished && output.isEmpty)
     }
 
-    /// Timeline pts of the first sample of `serial` still to be heard, queued here or in the track.
+    /// Timeline pts of the first sample of `serial` still to be heard: queued here, else the first
+    /// frame the track's decoder put out of it. (Asked as a serial's rendering begins, before
+    /// any of it is heard.) That frame may be queued on the track still, or in this stage's hands
+    /// between the two queues, where neither queue shows it: the second frame would be taken
+    /// for the first, and sound before it cut.
     func firstQueuedPosition(serial: Int) -> Double? {
-        let (queued, rate, track) = control.withLock { () -> (Double?, Double, Track) in
+        let (queued, track) = control.withLock { () -> (Double?, Track) in
             let rate = Double(format.sampleRate)
             for index in 0..<output.count where output[index].serial == serial {
                 let frame = output[index]
-                return (frame.pts + Double(frame.consumedSamples) * frame.tempo / rate, rate, trackValue)
+                return (frame.pts + Double(frame.consumedSamples) * frame.tempo / rate, trackValue)
             }
-            return (nil, rate, trackValue)
+            return (nil, trackValue)
         }
-        if let queued { return queued }
-        return track.withQueuedFrames { frames in
-            frames.first(where: { $0.serial == serial }).map { $0.pts + Double($0.consumedSamples) * $0.tempo / rate }
+        return queued ?? track.firstFramePosition(serial: serial)
+    }
+
+    /// Waits, `seconds` at most, until the first frame the track decoded of `serial` is queued
+    /// here, so that the output's first callback plays it rather than silence ahead of it (a
+    /// recording would keep that silence). The stage moves a frame over as soon as it is decoded,
+    /// unless its thread is descheduled in between, as on a busy machine. Returns at once when
+    /// none is decoded yet: sound that has not come is not waited for.
+    func awaitFirstFrame(serial: Int, seconds: Double) {
+        let deadline = MonotonicClock.now() + seconds
+        control.withLock {
+            func isQueued() -> Bool { (0..<output.count).contains { output[$0].serial == serial } }
+            while !isClosed, !isQueued(), trackValue.firstFramePosition(serial: serial) != nil, control.wait(until: deadline) {}
         }
     }
+
+    /// Tests only, in milliseconds: a pause of the stage thread between taking a serial's first
+    /// frame from the track and queuing it here, as a busy machine's scheduler can make it (the
+    /// order behind issue 40's race). Zero otherwise.
+    static let handOverPauseForTests = Atomic<Int>(0)
 
     // MARK: The stage thread
 
@@ -211,6 +230,9 @@ final class AudioTempoStage: @unchecked Sendable {
                 if source.isFrameQueueClosed, source === track { return }
                 if source === track, let finished = source.decodingFinishedSerial { finishSerial(finished) }
                 continue
+            }
+            if frame.serial != serial, case let pause = Self.handOverPauseForTests.load(ordering: .relaxed), pause > 0 {
+                MonotonicClock.sleep(until: MonotonicClock.now() + Double(pause) / 1000)
             }
             take(frame)
         }
@@ -383,6 +405,7 @@ final class AudioTempoStage: @unchecked Sendable {
         control.withLock {
             queuedSamples += frame.sampleCount - frame.consumedSamples
             output.pushBack(frame)  // never full: the lead is a fraction of its capacity
+            control.broadcast()  // for `awaitFirstFrame`
         }
     }
 }

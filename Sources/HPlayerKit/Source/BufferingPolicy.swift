@@ -13,9 +13,16 @@ public struct TrackBuffer: Equatable, Sendable {
     public var lastPacketEnd: Double?
     /// The payload bytes of its queued packets.
     public var packetBytes: Int
+    /// A packet of the current serial has been read, though the decoder may have taken it
+    /// (`packetCount` counts what is queued still).
+    public var hasReadPacket: Bool
+    /// The decoder has put out a frame of the current serial, though a renderer may have taken
+    /// it (`frameCount` counts what is queued still: the audio tempo stage takes frames at once).
+    public var hasDecodedFrame: Bool
 
     public init(kind: MediaKind, packetCount: Int, packetCapacity: Int, frameCount: Int, frameCapacity: Int,
-                packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil, packetBytes: Int = 0) {
+                packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil, packetBytes: Int = 0,
+                hasReadPacket: Bool? = nil, hasDecodedFrame: Bool? = nil) {
         self.kind = kind
         self.packetCount = packetCount
         self.packetCapacity = packetCapacity
@@ -25,6 +32,8 @@ public struct TrackBuffer: Equatable, Sendable {
         self.isEndOfFile = isEndOfFile
         self.lastPacketEnd = lastPacketEnd
         self.packetBytes = packetBytes
+        self.hasReadPacket = hasReadPacket ?? (packetCount > 0)
+        self.hasDecodedFrame = hasDecodedFrame ?? (frameCount > 0)
     }
 }
 
@@ -73,10 +82,12 @@ public struct BufferingOptions: Sendable, Equatable {
     /// first pictures take longer than an interval each, the second may come a little late
     /// instead; none was dropped over the harness's clips.
     public var videoFramesToStart = 1
-    /// An audio track is playable on first open once its first frame is decoded (or while it has
-    /// no packet at all), and after a seek once it holds more than a second of packets, without
-    /// waiting for its frame queue to fill. The first frame is waited for because the timeline
-    /// starts at the earliest track's: sound that begins before the picture would be cut.
+    /// An audio track is playable on first open once its first frame is decoded (or while not one
+    /// packet of it has been read), and after a seek once it holds more than a second of packets,
+    /// without waiting for its frame queue to fill. The first frame is waited for because the
+    /// timeline starts at the earliest track's: sound that begins before the picture would be
+    /// cut. Empty queues are not "no packet": the decoder may hold the first packets, and the
+    /// tempo stage the first frame.
     public var fastStartAudio = true
     /// A stream with nothing left whose last packet lies this many seconds behind what reading
     /// has reached has ended, though the file goes on.
@@ -151,7 +162,7 @@ public enum BufferingPolicy {
             if track.kind == .video { return track.frameCount >= min(options.videoFramesToStart, track.frameCapacity / 2 + 1) }
             if track.frameCount > track.frameCapacity / 2 { return true }
             guard options.fastStartAudio else { return false }
-            if phase == .firstOpen { return track.frameCount > 0 || track.packetCount == 0 }
+            if phase == .firstOpen { return track.frameCount > 0 || track.hasDecodedFrame || !track.hasReadPacket }
             return Double(track.packetCount) > track.packetsPerSecond
         case .steady:
             return bufferedDuration(track) >= requiredDuration(track, options: options)

@@ -18,7 +18,8 @@ extension FFmpegSource {
                 kind: track.kind, packetCount: track.packets.count, packetCapacity: track.packets.capacity,
                 frameCount: frameCount, frameCapacity: track.frames.capacity,
                 packetsPerSecond: track.packetsPerSecond, isEndOfFile: endOfFile || reading[index].hasEnded,
-                lastPacketEnd: reading[index].lastPacketEnd, packetBytes: track.packetBytes)
+                lastPacketEnd: reading[index].lastPacketEnd, packetBytes: track.packetBytes,
+                hasReadPacket: track.hasQueuedPacket(serial: serial), hasDecodedFrame: track.firstFramePosition(serial: serial) != nil)
         }
         var report = BufferingPolicy.evaluate(trackBuffers, phase: phase, options: buffering)
         if live != nil {

@@ -324,6 +324,12 @@ final class DecodeLoop: @unchecked Sendable {
     private func push(_ frame: Frame) {
         lastQueuedEnd = frame.pts + frame.duration
         lastQueuedMediaEnd = frame.mediaPts + frame.duration
+        if !queuedThisSerial {
+            // Before the frame is queued: once it is, a renderer may take it at once.
+            let rate = Double(track.audioFormat?.sampleRate ?? 1)
+            let trimmed = track.kind == .audio ? Double(frame.consumedSamples) / rate : 0
+            track.noteFirstFrame(serial: serial, position: frame.pts + trimmed)
+        }
         queuedThisSerial = true
         let result = track.kind == .video
             ? track.frames.insert(frame, orderedBy: { $0.pts })

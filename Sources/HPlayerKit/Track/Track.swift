@@ -76,6 +76,12 @@ public final class Track: @unchecked Sendable {
     private let convertedSinceSeek = Atomic<Int>(0)
     /// The payload bytes of the packets queued and not yet recycled: read-ahead is bounded by bytes.
     private let queuedPacketBytes = Atomic<Int>(0)
+    /// The serial of the latest packet queued: whether a serial has had any, once the decoder
+    /// has taken them all.
+    private let latestPacketSerial = Atomic<Int>(Int.min)
+    /// The first frame the decoder queued of the latest serial that has one, by where it starts:
+    /// known still once a renderer (the audio tempo stage) has taken the frame from the queue.
+    private let firstFrame = Locked<(serial: Int, position: Double)?>(nil)
     private let decodeErrors = Atomic<Int>(0)
     /// The decoder's first complaint, which says why nothing decoded when nothing did.
     private var firstDecodeProblem: String?
@@ -250,8 +256,24 @@ public final class Track: @unchecked Sendable {
         (frame.isConversionTarget ? conversionPool : framePool).release(frame)
     }
 
-    /// Counts `packet`'s payload as queued until it is recycled.
+    /// Whether a packet of `serial` has been queued (and perhaps decoded since).
+    func hasQueuedPacket(serial: Int) -> Bool { latestPacketSerial.load(ordering: .acquiring) >= serial }
+
+    /// The decoder is queuing its first frame of `serial`, which starts at `position` (seconds:
+    /// for sound, past what an exact seek trimmed); noted before the frame is queued.
+    func noteFirstFrame(serial: Int, position: Double) {
+        firstFrame.withLock { $0 = (serial, position) }
+    }
+
+    /// Where the first frame decoded of `serial` starts, whether it is queued still or taken;
+    /// nil before one is.
+    func firstFramePosition(serial: Int) -> Double? {
+        firstFrame.withLock { $0?.serial == serial ? $0?.position : nil }
+    }
+
+    /// Counts `packet`'s payload as queued until it is recycled, and notes its serial.
     func countQueued(_ packet: Packet) {
+        latestPacketSerial.max(packet.serial, ordering: .releasing)
         packet.countedBytes = Int(max(packet.avPacket.pointee.size, 0))
         queuedPacketBytes.add(packet.countedBytes, ordering: .relaxed)
     }
