@@ -39,6 +39,13 @@ final class CacheOwner: Sendable {
         close(descriptor)
     }
 
+    /// Whether `name` is an owner's lock file: "PID-HEX.lock".
+    static func isFileName(_ name: String) -> Bool {
+        let parts = name.split(separator: "-")
+        return name.hasSuffix(".lock") && parts.count == 2 && UInt32(parts[0]) != nil
+            && UInt64(parts[1].dropLast(5), radix: 16) != nil
+    }
+
     /// Whether the owner `name` still holds its file. One found dead has its file removed.
     /// (No claim names an owner before its file is locked, so an unlocked file is a dead one.)
     static func isAlive(_ name: String, in folder: String) -> Bool {

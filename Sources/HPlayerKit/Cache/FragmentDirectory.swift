@@ -20,6 +20,11 @@ struct FragmentDirectory: Sendable {
 
     static func fragmentName(_ id: String) -> String { id + ".frag" }
 
+    /// Whether `name` is one this folder's writes make: a fragment, or its temporary name.
+    static func isFileName(_ name: String) -> Bool {
+        isFragmentName(name) || (name.hasSuffix(".tmp") && isFragmentName(name.dropLast(4) + ".frag"))
+    }
+
     func path(of name: String) -> String { path + "/" + name }
 
     /// Creates the folder where there is none.

@@ -149,8 +149,9 @@ final class InputContainer: @unchecked Sendable {
             }
             for (key, value) in format.options { av_dict_set(&options, key, value, 0) }
         }
-        if byteSource == nil || leftToLibavformat, OriginPolicy.isRemote(url) {
-            // What a remote document names, libavformat may open only over the network too.
+        if OriginPolicy.isRemote(url) {
+            // What a remote document names (an HLS or DASH demuxer opening its parts, through
+            // our I/O layer's bytes or its own), libavformat may open only over the network too.
             av_dict_set(&options, "protocol_whitelist", OriginPolicy.libavformatWhitelist, 0)
         }
         if let transport = network.rtspTransport, url.lowercased().hasPrefix("rtsp") {

@@ -11,10 +11,11 @@ public struct RefusedReference: Equatable, Sendable {
 enum HLSReferences {
     static func allowed(_ playlist: HLSPlaylist, base: String) -> (HLSPlaylist, [RefusedReference]) {
         var refused: [RefusedReference] = []
+        var seen: Set<String> = []
         func isAllowed(_ uri: String) -> Bool {
             let url = OriginPolicy.resolve(uri, against: base)
             guard let reason = OriginPolicy.refusal(of: url, namedBy: base) else { return true }
-            if !refused.contains(where: { $0.url == url }) { refused.append(RefusedReference(url: url, reason: reason)) }
+            if seen.insert(url).inserted { refused.append(RefusedReference(url: url, reason: reason)) }
             return false
         }
         switch playlist {

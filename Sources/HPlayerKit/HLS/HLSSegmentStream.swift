@@ -75,8 +75,10 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// Keys that could not be fetched, by URL, and why: asked for once. A segment under one is
     /// not skipped, since every segment under it would fail alike: the stream fails.
     private var failedKeys: [String: MediaError] = [:]
-    /// The URLs refused so far, each told once.
+    /// The URLs refused so far, each told once, and how many are told a line each at most (a
+    /// hostile playlist may list thousands).
     private var toldRefusals: Set<String> = []
+    static let refusalsTold = 20
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// auto: the segment being read, fetched whole before any of it is handed out, so that one
     /// too slow to arrive in time is given up for a lower variant's with none of it in the
@@ -217,11 +219,8 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             playlist = media
         }
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
-        if Self.startsSampleAESLate(playlist) {
-            throw MediaError(input: playlistURL, reason: "SAMPLE-AES segments after clear ones: not read (libavformat 5.1's HLS demuxer crashes on them)")
-        }
         unsupportedFeature = Self.unsupportedFeature(of: playlist)
-        guard unsupportedFeature == nil else { return }
+        guard unsupportedFeature == nil else { return try checkLeftToLibavformat() }
         isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         publishCacheLayout()
@@ -400,11 +399,25 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return nil
     }
 
-    /// Whether SAMPLE-AES begins after the first segment: libavformat 5.1 sets up its decryption
-    /// only for a playlist that starts encrypted, and dereferences NULL on the first sample
-    /// otherwise (`ffmpeg -i` crashes too), so such a playlist is not left to it.
-    static func startsSampleAESLate(_ playlist: HLSMediaPlaylist) -> Bool {
-        playlist.segments.first?.key?.method != .sampleAES && playlist.segments.contains { $0.key?.method == .sampleAES }
+    /// Whether the playlist mixes SAMPLE-AES segments with others: libavformat 5.1 sets up its
+    /// decryption only when the segment it starts at is SAMPLE-AES, and dereferences NULL at the
+    /// first encrypted sample otherwise (`ffmpeg -i` crashes too). Where it starts (a live
+    /// window's end, a seek) is not ours to say, so no such playlist is left to it.
+    static func mixesSampleAES(_ playlist: HLSMediaPlaylist) -> Bool {
+        let encrypted = playlist.segments.filter { $0.key?.method == .sampleAES }.count
+        return encrypted > 0 && encrypted < playlist.segments.count
+    }
+
+    /// Before the stream is left to libavformat: refuses what would crash it, in the variant
+    /// played and in every other (its HLS demuxer reads them all).
+    private func checkLeftToLibavformat() throws(MediaError) {
+        let refusal = "SAMPLE-AES segments mixed with others: not read (libavformat 5.1's HLS demuxer crashes on them)"
+        if Self.mixesSampleAES(playlist) { throw MediaError(input: playlistURL, reason: refusal) }
+        guard let master else { return }
+        for index in master.variants.indices where index != variantIndex {
+            let (otherURL, media) = try loadVariant(index, of: master)
+            if Self.mixesSampleAES(media) { throw MediaError(input: otherURL, reason: refusal) }
+        }
     }
 
     /// Whether the playlist's segments are fMP4 fragments, each following an initialization section.
@@ -576,7 +589,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
             throw failure
         }
         guard bytes.count == SegmentDecryptor.blockSize else {
-            throw MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
+            let failure = MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
+            failedKeys[keyURL] = failure
+            throw failure
         }
         if options.keepsKeys, let kept { try kept.keep(bytes, for: keyURL) }
         // An older hplayer kept keys in the cache: one found there goes.
@@ -697,9 +712,15 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private func allowedReferences(of playlist: HLSPlaylist, from source: String) throws(MediaError) -> HLSPlaylist {
         let (allowed, refused) = HLSReferences.allowed(playlist, base: source)
         guard !refused.isEmpty else { return allowed }
+        var untold = 0
         for reference in refused where toldRefusals.insert(reference.url).inserted {
+            guard toldRefusals.count <= Self.refusalsTold else {
+                untold += 1
+                continue
+            }
             Log.network.error("\(source): refused \(reference.url): \(reference.reason)")
         }
+        if untold > 0 { Log.network.error("\(source): refused \(untold) more URLs, not each told") }
         switch allowed {
         case let .master(master) where master.variants.isEmpty:
             throw MediaError(input: source, reason: "every variant's URL was refused (\(refused[0].reason))")

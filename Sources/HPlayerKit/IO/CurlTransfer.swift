@@ -104,7 +104,8 @@ final class CurlTransfer: @unchecked Sendable {
         _ = hp_curl_set_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let receiver = Unmanaged<TransferReceiver>.fromOpaque(context!).takeUnretainedValue()
             // Returning less than was given ends the transfer: a head past the limit is not kept.
-            let kept = receiver.addHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+            let kept = receiver.addHeader(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self),
+                                          byteCount: size * count)
             return kept ? size * count : 0
         }
         _ = hp_curl_set_pointer(easy, CURLOPT_HEADERDATA, context)
@@ -216,20 +217,19 @@ final class CurlTransfer: @unchecked Sendable {
     /// Follows a redirect to `target`, the same range asked for there, when OriginPolicy allows
     /// it and fewer than `redirectLimit` were followed.
     private func follow(_ target: String) -> Progress {
-        finishRequest(.completed)
         redirects += 1
-        guard redirects <= Self.redirectLimit else {
-            return .failed(.refused, reason: "more than \(Self.redirectLimit) redirects (the last to \(target))")
+        let refusal = redirects > Self.redirectLimit ? "more than \(Self.redirectLimit) redirects (the last to \(target))"
+            : OriginPolicy.redirectRefusal(from: url, to: target, allowsDowngrade: allowsInsecureRedirect)
+        if let refusal {
+            finishRequest(.failed(refusal))
+            return .failed(.refused, reason: refusal)
         }
-        if let reason = OriginPolicy.redirectRefusal(from: url, to: target, allowsDowngrade: allowsInsecureRedirect) {
-            return .failed(.refused, reason: reason)
-        }
+        finishRequest(.completed)
         curl_multi_remove_handle(multi, easy)
         url = target
         _ = hp_curl_set_string(easy, CURLOPT_URL, target)
         setRequestFields(sentFields.extra, credentials: forwardsCredentials || OriginPolicy.isSameOrigin(requestedURL, target))
-        receiver.begin(at: receiver.nextPosition)
-        reportedArrived = 0
+        receiver.beginHop()
         curl_multi_add_handle(multi, easy)
         if monitor != nil {
             request = NetworkRequest(startedAt: MonotonicClock.now(), url: target, range: requestRange, status: 0, bytes: 0,

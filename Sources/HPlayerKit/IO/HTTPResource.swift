@@ -48,9 +48,6 @@ public enum DocumentLimit {
     public static let seconds = 60.0
 }
 
-extension HTTPResource {
-}
-
 extension NetworkOptions {
     /// The HTTP reader for `url`: through the disk cache when one is set.
     public func httpResource(for url: String) -> any HTTPResource {

@@ -21,8 +21,8 @@ struct HTTPResponseHead: Equatable {
         fields[name] = String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
     }
 
-    /// A redirect to follow: a 3xx that names where (a 304 names none).
-    var isRedirect: Bool { (300..<400).contains(status) && fields["location"] != nil }
+    /// A redirect to follow: 301, 302, 303, 307 or 308, naming where (a 304 is an answer).
+    var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) && fields["location"] != nil }
 
     /// "HTTP 404 Not Found", as an error's reason.
     var statusText: String { reason.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(reason)" }

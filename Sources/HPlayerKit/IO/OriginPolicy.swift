@@ -2,8 +2,9 @@
 /// a key names, checked once the URL is resolved against the document's own. A document
 /// fetched over the network is written by a stranger: it may name only http and https URLs,
 /// never a file on this machine nor another protocol (gopher, dict, ftp… would make the player
-/// a tool to reach local services). A local document may also name local files. A pure
-/// decision, tested by table.
+/// a tool to reach local services). A local document is the user's own, as the command line
+/// is: it may name local files, and any stream the command line takes (an IPTV list's udp://
+/// and rtsp:// entries). A pure decision, tested by table.
 public enum OriginPolicy {
     /// The schemes the I/O layer's transfers speak (libcurl is limited to these too).
     public static let networkSchemes: Set<String> = ["http", "https"]
@@ -20,12 +21,9 @@ public enum OriginPolicy {
     public static func refusal(of reference: String, namedBy document: String) -> String? {
         let scheme = self.scheme(of: reference)
         if let scheme, networkSchemes.contains(scheme) { return nil }
-        if isRemote(document) {
-            guard let scheme, scheme != "file" else { return "a remote document may not name a local file" }
-            return "a remote document may name only http and https URLs, not \(scheme)"
-        }
-        guard let scheme, scheme != "file" else { return nil }
-        return "not an http, https or local file URL (\(scheme))"
+        guard isRemote(document) else { return nil }
+        guard let scheme, scheme != "file" else { return "a remote document may not name a local file" }
+        return "a remote document may name only http and https URLs, not \(scheme)"
     }
 
     /// Whether `url` is fetched over the network: an http or https URL.

@@ -36,9 +36,19 @@ final class TransferReceiver {
         isHeadTooLarge = false
     }
 
-    /// Adds a head's line; false when the heads have grown past `headLimit` (the transfer is then ended).
-    func addHeader(_ line: String) -> Bool {
-        headBytes += line.utf8.count
+    /// A redirect is followed: the next head is the next hop's. Where the bytes go, and those
+    /// still to drop, stay as they are.
+    func beginHop() {
+        head = HTTPResponseHead()
+        hasBody = false
+        headBytes = 0
+        isHeadTooLarge = false
+    }
+
+    /// Adds a head's line of `byteCount` bytes; false when the heads have grown past `headLimit`
+    /// (the transfer is then ended).
+    func addHeader(_ line: String, byteCount: Int) -> Bool {
+        headBytes += byteCount
         guard headBytes <= Self.headLimit else {
             isHeadTooLarge = true
             return false
@@ -48,8 +58,12 @@ final class TransferReceiver {
     }
 
     func receive(_ data: UnsafeRawBufferPointer) {
-        // A redirect's body is not the resource's: the redirect is followed instead.
-        if head.isRedirect { return }
+        // A redirect's body is not the resource's: the redirect is followed instead. Its bytes
+        // are progress all the same, for the stall timeout.
+        if head.isRedirect {
+            arrived += Int64(data.count)
+            return
+        }
         if !hasBody {
             hasBody = true
             // A server that ignored the range starts earlier: drop up to where the request did.

@@ -39,11 +39,19 @@ public enum PlaylistExpansion {
         let text = try readText(path, network: network)
         let format = PlaylistFile.format(name: path, text: text) ?? .lines
         var expansion = Expansion(network: network)
-        for entry in PlaylistFile.entries(text, format: format, folder: folder(of: path)) {
+        for entry in PlaylistFile.entries(text, format: format, folder: folder(of: path)) where isAllowed(entry, namedBy: path, into: &expansion) {
             expand(entry, depth: 1, into: &expansion)
         }
         if let problem = expansion.problems.first { throw problem }
         return expansion.entries
+    }
+
+    /// Whether the playlist `document` may name `entry` (OriginPolicy: a page on the web naming
+    /// files on this machine, or other protocols, is refused); a refusal is a problem.
+    private static func isAllowed(_ entry: String, namedBy document: String, into expansion: inout Expansion) -> Bool {
+        guard let reason = OriginPolicy.refusal(of: entry, namedBy: document) else { return true }
+        expansion.problems.append(MediaError(input: document, reason: "refused \(entry): \(reason)"))
+        return false
     }
 
     private static func expand(_ input: String, depth: Int, into expansion: inout Expansion) {
@@ -98,12 +106,7 @@ public enum PlaylistExpansion {
                 expansion.entries.append(url)
                 return
             }
-            for entry in PlaylistFile.entries(text, format: format, folder: folder(of: url)) {
-                // A page on the web naming files on this machine, or other protocols, is refused.
-                if let reason = OriginPolicy.refusal(of: entry, namedBy: url) {
-                    expansion.problems.append(MediaError(input: url, reason: "refused \(entry): \(reason)"))
-                    continue
-                }
+            for entry in PlaylistFile.entries(text, format: format, folder: folder(of: url)) where isAllowed(entry, namedBy: url, into: &expansion) {
                 expand(entry, depth: depth + 1, into: &expansion)
             }
         } catch {
