@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the tests with a sanitizer, each in its own scratch folder under .build, and runs the
 # unit tests and the lifecycle, seek, loop, speed, IPC, MPRIS, idle, hardening, network, cache,
-# audio-group, encoding, raw-stream, hardware-decoding, damaged- and live-stream suites under it;
+# audio-group, rendition-start, encoding, raw-stream, hardware-decoding, damaged- and live-stream suites under it;
 # hplayer itself, which those suites start, is built with the same sanitizer. Passes only with
 # 0 reports, from the test process and from every hplayer it started.
 #
@@ -19,7 +19,7 @@ case "$sanitizer" in
   thread | address) ;;
   *) echo "sanitizers: '$sanitizer' is not thread or address" >&2; exit 2 ;;
 esac
-suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback|AudioGroupSwitching|Encoding|RawStreams|HardwareDecoding|DamagedStreams|LiveStreams'
+suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback|AudioGroupSwitching|RenditionStart|Encoding|RawStreams|HardwareDecoding|DamagedStreams|LiveStreams'
 scratch=".build/sanitize-$sanitizer"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
