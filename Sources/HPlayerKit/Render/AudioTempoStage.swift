@@ -202,10 +202,12 @@ final class AudioTempoStage: @unchecked Sendable {
     /// unless its thread is descheduled in between, as on a busy machine. Returns at once when
     /// none is decoded yet: sound that has not come is not waited for.
     func awaitFirstFrame(serial: Int, seconds: Double) {
+        // Asked of the track before the stage's lock is taken: no lock is held across layers.
+        guard track.firstFramePosition(serial: serial) != nil else { return }
         let deadline = MonotonicClock.now() + seconds
         control.withLock {
             func isQueued() -> Bool { (0..<output.count).contains { output[$0].serial == serial } }
-            while !isClosed, !isQueued(), trackValue.firstFramePosition(serial: serial) != nil, control.wait(until: deadline) {}
+            while !isClosed, !isQueued(), control.wait(until: deadline) {}
         }
     }
 
