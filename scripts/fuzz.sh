@@ -11,6 +11,7 @@
 # The test command runs it for 30 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source ./scripts/phases.sh
 seconds="${1:-600}"
 shift || true
 targets=("$@")
@@ -24,8 +25,10 @@ shared=../shared/corpus
 # driver. gold cannot link the instrumented objects (an internal error in its DWARF reader): lld.
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 for target in "${targets[@]}"; do
+  phase_begin "fuzz: build $target" 60
   HPLAYER_FUZZ=1 swift build --scratch-path "$scratch" --product "$target" "${flags[@]}" 2>&1 \
     | grep -vE 'Cannot export local symbol' | grep -E 'error|Build' | tail -2
+  phase_end
 done
 
 seed() {
@@ -81,6 +84,7 @@ seed() {
 
 status=0
 for target in "${targets[@]}"; do
+  phase_begin "fuzz: run $target" $((seconds + 15))
   seed "$target"
   mkdir -p "$findings/$target"
   binary="$scratch/debug/$target"
@@ -96,5 +100,6 @@ for target in "${targets[@]}"; do
     status=1
   fi
   grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done ' "$findings/$target.log" || true
+  phase_end
 done
 exit "$status"

@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/test-results.sh
+source ./scripts/phases.sh
 sanitizer="${1:?usage: scripts/sanitizers.sh thread|address}"
 case "$sanitizer" in
   thread | address) ;;
@@ -25,7 +26,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "== $sanitizer sanitizer: building in $scratch =="
+phase_begin "$sanitizer sanitizer: build" 400
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E 'error|warning: unre|Compiling|Build' | tail -3
+phase_end
 # Reports from every process go to files of their own (log_path), so none is lost in a test's
 # captured stderr. Swift's runtime backtracer would take the sanitizers' signals: off.
 export SWIFT_BACKTRACE=enable=no
@@ -40,8 +43,10 @@ skip=(--skip writeErrorAndLocalFiles)
 [ "$sanitizer" = address ] && skip+=(--skip openAndClose200Times)
 # Nor under either's shadow memory, for a bound in hundreds of MiB.
 skip+=(--skip patternReadAheadBounded)
+phase_begin "$sanitizer sanitizer: run" 400
 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --no-parallel \
   --xunit-output "$work/run.xml" --filter "$suites" "${skip[@]}" > "$work/log" 2>&1 || status=$?
+phase_end
 grep -E '^✔ Test run|^✘ Test run' "$work/log" || tail -20 "$work/log"
 
 reports=$(cat "$work"/report.* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' || true)
