@@ -85,6 +85,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The examples (Examples/README.md): HPlayerKit used as a library, through its public API
+        // only; built with the rest so that they keep compiling.
+        .executableTarget(name: "example-headless", dependencies: ["HPlayerKit"], path: "Examples/HeadlessPlayer"),
+        .executableTarget(name: "example-window", dependencies: ["HPlayerKit", "HPlayerSDL"], path: "Examples/WindowPlayer"),
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
         .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
