@@ -43,7 +43,7 @@ extension Playback {
                     "frames after the switch: \(after.map(\.pts))")
             #expect(after.last?.pts == 3.96)
             // How long the switch held things up: under three callbacks (21 ms each) and three
-            // frames (40 ms each); README quotes the figures.
+            // frames (40 ms each); docs/measuring.md quotes the figures.
             let soundPause = zip(callbacks, callbacks.dropFirst()).map { $1.playedAt - $0.playedAt }.max() ?? 0
             let picturePause = zip(after, after.dropFirst()).map { $1.presentedAt - $0.presentedAt }.max() ?? 0
             print(String(format: "audio switch: longest wait between callbacks %.1f ms, between frames %.1f ms", soundPause * 1000, picturePause * 1000))

@@ -4,10 +4,11 @@ import HPlayerKit
 import Testing
 
 extension Playback {
-    /// What a stranger's document or server can make hplayer do (README's "Security"): the URLs a
-    /// remote playlist may name, redirects, the limits on what a server sends, the cache's modes
-    /// and where HLS keys live. Real servers: the fault server, nginx (over TLS for a redirect),
-    /// and a bare TCP listener standing for a local service. About 25 s in all.
+    /// What a stranger's document or server can make hplayer do (docs/network-and-cache.md,
+    /// "Security"): the URLs a remote playlist may name, redirects, the limits on what a server
+    /// sends, the cache's modes and where HLS keys live. Real servers: the fault server, nginx
+    /// (over TLS for a redirect), and a bare TCP listener standing for a local service. About 25 s
+    /// in all.
     @Suite(.timeLimit(.minutes(3))) struct NetworkEdge {
         static let hplayer = Command.hplayer
 
