@@ -106,10 +106,10 @@ public final class CommandRunner: Sendable {
             let position: Double
             switch reference {
             case .absolute: position = target
-            case .relative: position = controller.position + target
+            case .relative: position = controller.position(in: status) + target
             case .absolutePercent, .relativePercent:
                 guard let duration = status.duration else { return .failure(.commandFailed) }
-                position = (reference == .relativePercent ? controller.position : 0) + target / 100 * duration
+                position = (reference == .relativePercent ? controller.position(in: status) : 0) + target / 100 * duration
             }
             let mode: SeekMode? = precision.map { $0 == .exact ? .exact : .keyframe }
             controller.seek(to: min(max(0, position), status.duration ?? .infinity), mode: mode)
@@ -193,22 +193,22 @@ public final class CommandRunner: Sendable {
 
     private func snapshot(of controller: PlayerControlling) -> PropertySnapshot {
         let player = controller.player
-        var snapshot = PropertySnapshot(status: player.status, wantsToPlay: controller.autoplay, volume: player.volume,
-                                        isMuted: player.isMuted, isLooping: player.isLooping, abLoop: player.abLoop,
-                                        speed: player.speed)
-        snapshot.position = controller.position
+        // The player's state in one read (one lock): its values are of one moment.
+        let status = player.status
+        var snapshot = PropertySnapshot(status: status, wantsToPlay: controller.autoplay)
+        snapshot.position = controller.position(in: status)
         snapshot.recordingPath = player.recordingPath ?? ""
-        let audio = player.mediaInfo?.streams(of: .audio) ?? []
-        let playing = player.playingStreams
-        snapshot.audioTrack = audio.firstIndex { playing.contains($0.index) }.map { $0 + 1 }
+        let info = status.mediaInfo
+        let playing = status.playingStreams
+        snapshot.audioTrack = (info?.streams(of: .audio) ?? []).firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.playlist = frontEnd.view
         let playingEntry = snapshot.playlist.playing.flatMap { snapshot.playlist.entries.indices.contains($0) ? snapshot.playlist.entries[$0] : nil }
-        snapshot.path = playingEntry?.url ?? player.mediaInfo?.url ?? ""
-        snapshot.tags = player.mediaInfo?.tags ?? []
-        snapshot.chapters = player.mediaInfo?.chapters ?? []
-        snapshot.tracks = TrackListEntry.entries(streams: player.mediaInfo?.streams ?? [], playing: playing,
+        snapshot.path = playingEntry?.url ?? info?.url ?? ""
+        snapshot.tags = info?.tags ?? []
+        snapshot.chapters = info?.chapters ?? []
+        snapshot.tracks = TrackListEntry.entries(streams: info?.streams ?? [], playing: playing,
                                                  subtitles: player.subtitleTracks.map(\.description), shownSubtitle: player.subtitleTrack,
                                                  variantBandwidth: snapshot.hlsBitrate, pictureSize: snapshot.videoSize)
         return snapshot

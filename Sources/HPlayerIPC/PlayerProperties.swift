@@ -64,12 +64,12 @@ public struct PropertySnapshot: Equatable, Sendable {
 
     /// `wantsToPlay` is what the person last asked for (the controller's autoplay): mpv's pause
     /// property says that too, not whether frames move at this instant.
-    public init(status: PlayerStatus, wantsToPlay: Bool, volume: Int, isMuted: Bool, isLooping: Bool, abLoop: ABLoop, speed: Double) {
-        self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: volume,
-                  isMuted: isMuted, isLooping: isLooping, isEndReached: status.playbackState == .finished,
+    public init(status: PlayerStatus, wantsToPlay: Bool) {
+        self.init(isPaused: !wantsToPlay, position: status.position, duration: status.duration, volume: status.volume,
+                  isMuted: status.isMuted, isLooping: status.isLooping, isEndReached: status.playbackState == .finished,
                   isPausedForCache: status.isRebuffering,
                   cacheDuration: status.bufferedDuration, avsync: status.avDifference, droppedFrames: status.droppedFrames,
-                  abLoop: abLoop, speed: speed)
+                  abLoop: status.abLoop, speed: status.speed)
         bufferingPercent = status.bufferingProgress
         bufferedBytes = status.bufferedBytes
         isInputFinished = status.isInputFinished

@@ -459,7 +459,7 @@ struct HardwareDecodingArgument: ExpressibleByArgument {
 /// `--vd-lavc-threads`'s range, for play and bench.
 func checkDecoderThreads(_ threads: Int) throws(CommandLineFailure) {
     guard (0...64).contains(threads) else {
-        throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (one per core) to 64, got \(threads)")
+        throw CommandLineFailure.usage(input: "--vd-lavc-threads", reason: "expected 0 (automatic: the fewest threads that keep up while playing) to 64, got \(threads)")
     }
 }
 

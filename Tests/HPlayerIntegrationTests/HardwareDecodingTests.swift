@@ -89,7 +89,7 @@ extension Playback {
             }
             #expect(md5s == (try Fixtures.frameMD5s(clip)))
             let refused = try Command.run([Command.hplayer, clip, "--vd-lavc-threads=-1", "--vo", "null", "--ao", "null"], timeout: 60)
-            #expect(refused.status == 2 && refused.stderr == "hplayer: error: --vd-lavc-threads: expected 0 (one per core) to 64, got -1\n",
+            #expect(refused.status == 2 && refused.stderr == "hplayer: error: --vd-lavc-threads: expected 0 (automatic: the fewest threads that keep up while playing) to 64, got -1\n",
                     "\(refused.stderr)")
         }
 

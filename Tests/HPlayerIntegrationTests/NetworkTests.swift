@@ -1,5 +1,5 @@
 import Foundation
-import HPlayerKit
+@testable import HPlayerKit
 import HPlayerTestSupport
 import Testing
 
@@ -582,6 +582,23 @@ extension Playback {
             // The server logs a request as it ends: closed here, the second ends too.
             stream.close()
             #expect(await until { server.requests.filter { $0.path == "/index0.ts" }.count == 2 }, "the segment is fetched again for the seek back")
+        }
+
+        /// The seconds a segment's download took are its throughput sample's, with its bytes
+        /// (its key's and initialization section's bytes are not): the key's fetch, one slow
+        /// round trip for 16 bytes, is not counted in them. Before the fix it was, and the
+        /// estimate erred low.
+        @Test("A segment's download time leaves out the fetch of its key: with the key a second slow, the segment's time stays under half a second")
+        func keyFetchNotInSegmentTime() throws {
+            let folder = try Self.encryptedVariant()
+            let server = try FaultServer(["--slow-path", "key\\.bin$", "--slow-rate", "16"], root: folder)
+            let stream = HLSSegmentStream(url: server.url("index.m3u8"))
+            defer { stream.close() }
+            let began = MonotonicClock.now()
+            try stream.open(at: 0)
+            let opening = MonotonicClock.now() - began
+            try #require(opening >= 0.9, "the key came in \(opening) s, not a second")
+            #expect(stream.segmentNetworkSeconds < 0.5, "\(stream.segmentNetworkSeconds) s counted for the segment, \(opening) s to open it")
         }
 
         @Test("An exact seek into an encrypted VOD stream presents ffmpeg's frames of the clear variant from the target")

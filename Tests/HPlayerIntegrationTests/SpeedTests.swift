@@ -104,6 +104,38 @@ extension Playback {
             #expect(abs(Self.measure(audio).seconds - expected) < 0.2, "\(Self.measure(audio).seconds) s of sound, \(expected) expected")
         }
 
+        /// From 1x to 0.25x, the 1x lead queued for the output is taken back and stretched four
+        /// times as long, with the frame that follows: with FLAC's 4,608-sample frames that is
+        /// more chunks than the output's queue holds. Before the fix, those past its capacity
+        /// were dropped yet counted as queued, and the stage waited for good for room that never
+        /// came: silence to the end, and no `finished`.
+        @Test("From 1x to 0.25x while FLAC plays, the sound goes on to the end of the media, with no gap", .realTime,
+              .timeLimit(.minutes(1)))
+        func slowDownFromOneXOnLongFrames() async throws {
+            let clip = try Fixtures.clip("tone-2s.flac", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
+                                                          "-ac", "2", "-c:a", "flac"])
+            let session = PlayerSession(url: clip, name: "speed-slow-flac")
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("started") { if case .started = $0 { true } else { false } }
+            try await Task.sleep(for: .milliseconds(300))
+            session.player.speed = 0.25
+            try await session.waitForFinished(timeout: 20)
+            session.close()
+
+            let lastHeard = session.audioCallbacks.compactMap(\.firstPts).max() ?? 0
+            #expect(lastHeard > 1.9, "the sound stopped at \(lastHeard) s of 2")
+            let audio = try session.recordedAudio()
+            let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
+            let first = left.firstIndex { abs($0) > 0.01 } ?? 0, last = left.lastIndex { abs($0) > 0.01 } ?? 0
+            var quietRun = 0, longestQuiet = 0
+            for sample in left[first...last] {
+                quietRun = abs(sample) < 1e-4 ? quietRun + 1 : 0
+                longestQuiet = max(longestQuiet, quietRun)
+            }
+            #expect(longestQuiet < audio.rate / 1000, "a gap of \(longestQuiet) samples")
+        }
+
         @Test("Without sound the picture follows the speed", .realTime)
         func pictureOnly() async throws {
             var options = PlayerOptions()

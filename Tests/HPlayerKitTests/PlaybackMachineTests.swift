@@ -173,6 +173,13 @@ import Testing
             events: [.prepare, .failed(MediaError(input: "x", reason: "gone"))],
             effects: [.emit(.loadStateChanged(.idle)), .emit(.playbackStateChanged(.finished)), .emit(.finished(MediaError(input: "x", reason: "gone")))],
             playback: .finished, load: .idle),
+        // The source's read thread has ended: a seek there would never land.
+        Row(name: "play after a failed open stays finished, with no seek",
+            events: [.prepare, .failed(MediaError(input: "x", reason: "gone")), .play(clock: nil)],
+            effects: [], playback: .finished, load: .idle),
+        Row(name: "a seek after a failed open does nothing",
+            events: [.prepare, .failed(MediaError(input: "x", reason: "gone")), .seek(to: 4, mode: nil)],
+            effects: [], playback: .finished, load: .idle),
         Row(name: "a new speed with sound goes to the tempo stage only", events: openedAV + [.setSpeed(2)],
             effects: [.setTempo(2)], playback: .idle, load: .playable, audio: .ready, video: .ready),
         Row(name: "a new speed without sound moves the clock's rate", events: playingAV + [.rendered(.audioEnded, serial: 0, firstPicture: 1), .setSpeed(9)],

@@ -2,7 +2,7 @@
 /// memory it keeps between decisions) to the rung of the next segment. The rules every policy
 /// obeys are applied after it (`ABRRules`).
 public enum ABRPolicy: Equatable, Sendable {
-    /// The design document's buffer rule (SeedPolicy).
+    /// A simple buffer rule, the baseline the others are measured against (SeedPolicy).
     case seed
     /// hls.js's throughput rule (ThroughputPolicy).
     case throughput
@@ -54,7 +54,7 @@ public enum ABRPolicy: Equatable, Sendable {
     }
 }
 
-/// The rules every policy obeys (the design document's): no switch too soon after the last,
+/// The rules every policy obeys (ours, not one player's): no switch too soon after the last,
 /// but for a switch down when the buffer is nearly empty. (No switch with one variant, and none
 /// after the last segment has been read, hold by construction: no decision is asked then.)
 public enum ABRRules {

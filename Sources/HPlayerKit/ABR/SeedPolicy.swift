@@ -1,4 +1,5 @@
-/// The design document's buffer rule: a rung up when playback is fine and more than half the
+/// A simple buffer rule, the baseline the other policies are measured against (`hplayer
+/// abr-sim`): a rung up when playback is fine and more than half the
 /// maximum buffer is filled, a rung down when playback ran dry, and at least half the maximum
 /// buffer's seconds between switches (a run dry aside: the common rules let that through).
 public enum SeedPolicy {

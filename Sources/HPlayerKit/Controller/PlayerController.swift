@@ -5,6 +5,8 @@ public protocol PlayerControlling: AnyObject, Sendable {
     var autoplay: Bool { get }
     /// Where playback is; before the media is prepared, where a seek asked then will start it.
     var position: Double { get }
+    /// `position`, by `status` (the player's, read once by the caller with what else it reads).
+    func position(in status: PlayerStatus) -> Double
     func load()
     func play()
     func pause()
@@ -52,9 +54,11 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
 
     public var autoplay: Bool { lock.withLock { autoplayValue } }
 
-    public var position: Double {
+    public var position: Double { position(in: player.status) }
+
+    public func position(in status: PlayerStatus) -> Double {
         let queued = lock.withLock { isPrepared ? nil : pendingSeek?.target }
-        return queued?.seconds(duration: nil) ?? player.status.position
+        return queued?.seconds(duration: nil) ?? status.position
     }
 
     public func load() { player.prepare() }

@@ -57,8 +57,9 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
 /// Makes a video track's decoder: a hardware one (with a software fallback) where `--hwdec`
 /// asks and one opens, else FFmpeg's software decoder, with one line saying why not.
 enum VideoDecoderFactory {
-    /// - Parameter threads: mpv's `--vd-lavc-threads`: 0 is one per core in software and
-    ///   `HardwareDecoder.defaultThreads` on a GPU.
+    /// - Parameter threads: mpv's `--vd-lavc-threads`: 0 is, in software, the fewest that keep up
+    ///   when `sizedTo` is given (and not `slicesOnly`), else libavcodec's one per core; on a GPU,
+    ///   `HardwareDecoder.defaultThreads`.
     ///   - sizedTo: real-time playback with the threads left to us: software decoding starts with
     ///     the fewest threads the stream needs at this rate, and grows (ThreadSizedDecoder).
     static func make(stream: UnsafeMutablePointer<AVStream>, hardware: HardwareDecoding, input: String,

@@ -115,7 +115,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     let estimateHost: String?
     var savedEstimate: Double?
     /// Seconds spent waiting on the network for the current segment (opening it, and reads): its
-    /// download time, with the time the reader spent elsewhere left out.
+    /// download time, for the throughput sample with its bytes. Left out: the time the reader
+    /// spent elsewhere, and the fetches of its key and initialization section, whose bytes are
+    /// not counted either (hls.js too samples the fragments' loads alone).
     var segmentNetworkSeconds = 0.0
     /// How full the player's buffer is, for the bitrate policy; called on the read thread.
     public var bufferLevel: (() -> BufferLevel)?
@@ -520,8 +522,6 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// than the section's ends the section (after a variant change, say): that one comes first.
     func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
         let base = base ?? playlistURL
-        let opening = MonotonicClock.now()
-        defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
         openSegment = (segment, base)
         if let map = segment.map {
             let mapURL = HLSURL.resolve(map.uri, against: base)
@@ -552,7 +552,10 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         let target = HLSURL.resolve(segment.uri, against: base)
         segmentBase = segment.byteRange?.offset ?? 0
         // After the first, a segment is the stream going on: a refused connection is waited out.
-        // A live stream's segments are not kept: they are seen once.
+        // A live stream's segments are not kept: they are seen once. Only this fetch of those
+        // above is the segment's download (`segmentNetworkSeconds`).
+        let opening = MonotonicClock.now()
+        defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
         try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0,
                       caching: playlist.isLive ? .bypass : .store)
     }

@@ -4,13 +4,15 @@
 /// event needs to know (where the clock stands, the pts of the first picture shown) comes with it.
 ///
 /// Its two public machines are `playback` (idle, playing, paused, seeking, finished, stopped) and
-/// `load` (idle, loading, playable); each played stream has a status besides, in mpv's words.
+/// `load` (idle, loading, playable); each played stream has a status besides, in the words of
+/// mpv's `playback_status` but for `filling`.
 struct PlaybackMachine: Equatable {
     /// Where one played stream stands.
     enum StreamStatus: String, Sendable {
         /// A seek was asked: waiting for the first frame at its target.
         case syncing
-        /// Buffering: not enough read and decoded to play.
+        /// Buffering: not enough read and decoded to play. Ours: mpv has no such status (it
+        /// pauses playback as a whole for the cache, `paused-for-cache`).
         case filling
         /// Enough to play, but not rendering (paused, or asked to play and about to).
         case ready
@@ -22,7 +24,8 @@ struct PlaybackMachine: Equatable {
     }
 
     enum Lifecycle: Equatable {
-        case idle, opening, open, closed
+        /// `failed`: the opening failed, and the source's read thread has ended with it.
+        case idle, opening, open, failed, closed
     }
 
     enum Event: Equatable {
@@ -293,6 +296,9 @@ struct PlaybackMachine: Equatable {
     private func position(clock: Double?) -> Double { clock ?? restingPosition }
 
     private mutating func seek(to position: Double, mode: SeekMode) {
+        // Nothing reads a failed source's seek (nor plays it again from the start): it would
+        // never land. It stays finished with its error, as mpv leaves a file that failed to load.
+        guard lifecycle != .failed else { return }
         var target = max(0, position)
         if let duration = info?.duration, target > duration { target = isLooping ? 0 : duration }
         endRebuffering()
@@ -330,6 +336,7 @@ struct PlaybackMachine: Equatable {
     }
 
     private mutating func failed(_ error: MediaError) {
+        lifecycle = .failed
         endRebuffering()
         setLoad(.idle)
         setPlayback(.finished)

@@ -109,9 +109,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         set { request(.setSpeed(newValue)) }
     }
 
-    public var playingStreams: Set<Int> {
-        lock.withLock { Set([audioTrack, videoTrack].compactMap { $0.map { Int($0.streamIndex) } }) }
-    }
+    public var playingStreams: Set<Int> { Self.streamIndices(of: lock.withLock { [audioTrack, videoTrack] }) }
 
     public var subtitleTracks: [SubtitleTrack] { subtitles.all }
     public var subtitleTrack: Int? { subtitles.selectedNumber }
@@ -143,7 +141,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         let (machine, videoRenderer, videoTrack, audioTrack) = lock.withLock { (self.machine, self.videoRenderer, self.videoTrack, self.audioTrack) }
         var position = machine.seekTarget ?? clockTime.map { $0 - machine.startTime } ?? machine.restingPosition
         if let duration = machine.info?.duration { position = min(position, duration) }
-        return PlayerStatus(
+        var status = PlayerStatus(
             playbackState: machine.playback, loadState: machine.load, position: max(0, position), duration: machine.info?.duration,
             avDifference: Double(videoRenderer?.avDifferenceMicroseconds.load(ordering: .relaxed) ?? 0) / 1_000_000,
             bufferedDuration: machine.bufferedDuration, bufferedBytes: machine.bufferedBytes,
@@ -161,6 +159,18 @@ public final class Player: MediaPlayer, @unchecked Sendable {
                 machine.playback == .playing && (machine.load == .loading
                     || (!live.isSegmented && now - Double(bitPattern: lastLiveReport.load(ordering: .relaxed)) > LiveInput.starvationGrace))
             } ?? false)
+        status.volume = machine.volume
+        status.isMuted = machine.isMuted
+        status.isLooping = machine.isLooping
+        status.abLoop = machine.abLoop
+        status.speed = machine.speed
+        status.mediaInfo = machine.info
+        status.playingStreams = Self.streamIndices(of: [audioTrack, videoTrack])
+        return status
+    }
+
+    private static func streamIndices(of tracks: [Track?]) -> Set<Int> {
+        Set(tracks.compactMap { $0.map { Int($0.streamIndex) } })
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).

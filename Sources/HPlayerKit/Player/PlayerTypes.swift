@@ -87,6 +87,16 @@ public struct PlayerStatus: Sendable, Equatable {
     public var liveLatency: Double?
     /// Live mode: nothing has come for a while (or the queues ran dry): the last picture stays.
     public var isWaitingForData = false
+    // The settings and the media, read with the rest under one lock: a snapshot of them all
+    // (the IPC's properties) is of one moment, never torn by a change between two reads.
+    public var volume = 100
+    public var isMuted = false
+    public var isLooping = false
+    public var abLoop = ABLoop()
+    public var speed = 1.0
+    public var mediaInfo: MediaInfo?
+    /// The indices of the streams playing (MediaInfo's `StreamInfo.index`), once prepared.
+    public var playingStreams: Set<Int> = []
 }
 
 /// A player: owns one source and the audio and video outputs.

@@ -44,6 +44,8 @@ final class AudioTempoStage: @unchecked Sendable {
     private var isClosed = false
     /// Samples queued in `output`, against which the lead is kept.
     private var queuedSamples = 0
+    /// The serial the last flush kept: frames of earlier ones are not queued again.
+    private var keptSerial = Int.min
     private var callbackSamples = 1024
     /// Whether the stage passes frames through (1x): how far ahead it keeps.
     private var isPassingThrough = true
@@ -114,6 +116,7 @@ final class AudioTempoStage: @unchecked Sendable {
     func flush(keeping serial: Int) {
         let flushed = FixedDeque<Frame>(capacity: Self.queueCapacity)
         let track = control.withLock {
+            keptSerial = serial
             for _ in 0..<output.count {
                 guard let frame = output.popFront() else { break }
                 if frame.serial == serial {
@@ -402,13 +405,21 @@ final class AudioTempoStage: @unchecked Sendable {
         finishedSerial.store(finished, ordering: .releasing)
     }
 
+    /// Queues `frame` for the renderer, waiting while the queue is full: the lead is a fraction
+    /// of its capacity, but stretched to 0.25x one decoded frame (FLAC's hold 4,608 samples)
+    /// comes out as more chunks than it holds, and so does the 1x lead taken back at a change of
+    /// speed. A frame of a serial flushed meanwhile, or one pushed once closed, goes back to the
+    /// track instead.
     private func push(_ frame: Frame) {
         finishedSerial.store(-1, ordering: .releasing)
-        control.withLock {
+        let isQueued = control.withLock {
+            while output.isFull, !isClosed, frame.serial >= keptSerial { control.wait() }
+            guard !isClosed, frame.serial >= keptSerial, output.pushBack(frame) else { return false }
             queuedSamples += frame.sampleCount - frame.consumedSamples
-            output.pushBack(frame)  // never full: the lead is a fraction of its capacity
             control.broadcast()  // for `awaitFirstFrame`
+            return true
         }
+        if !isQueued { track.recycle(frame) }
     }
 }
 
