@@ -5,13 +5,17 @@
 # run first. A crash, a leak, a timeout or running out of memory fails the run; the input is
 # left under .build/fuzz-findings/TARGET.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest
-#                                             FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy
+#   scripts/fuzz.sh [--build-only|--no-build] [SECONDS] [TARGET...]
+#                     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist
+#                              FuzzSegmentKeyFrame FuzzOriginPolicy
 #
-# The test command runs it for 30 s each.
+# Two targets run at a time, each on a core of its own (libFuzzer runs one thread). The test
+# command runs it for 30 s each, having built them with --build-only while the tests ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/phases.sh
+mode=""
+case "${1:-}" in --build-only | --no-build) mode=$1; shift ;; esac
 seconds="${1:-600}"
 shift || true
 targets=("$@")
@@ -24,12 +28,15 @@ shared=../shared/corpus
 # SwiftPM links an executable's entry point as TARGET_main; each target's calls libFuzzer's
 # driver. gold cannot link the instrumented objects (an internal error in its DWARF reader): lld.
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
-for target in "${targets[@]}"; do
-  phase_begin "fuzz: build $target" 60
-  HPLAYER_FUZZ=1 swift build --scratch-path "$scratch" --product "$target" "${flags[@]}" 2>&1 \
-    | grep -vE 'Cannot export local symbol' | grep -E 'error|Build' | tail -2
+if [ "$mode" != --no-build ]; then
+  phase_begin "fuzz: build the ${#targets[@]} targets" 300
+  for target in "${targets[@]}"; do
+    HPLAYER_FUZZ=1 swift build --scratch-path "$scratch" --product "$target" "${flags[@]}" 2>&1 \
+      | grep -vE 'Cannot export local symbol' | grep -E 'error|Build' | tail -2
+  done
   phase_end
-done
+fi
+[ "$mode" != --build-only ] || exit 0
 
 seed() {
   local target=$1 folder=$corpus_root/$1
@@ -82,24 +89,43 @@ seed() {
   esac
 }
 
+# One target: the regression inputs, then SECONDS of fuzzing. Its report goes to
+# $findings/TARGET.report, printed when the pair it ran in is done, so that reports do not mix.
+fuzz() {
+  local target=$1 binary="$scratch/debug/$1" failed=0
+  local options=(-timeout=10 -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/$target/")
+  {
+    if [ -d "Fuzz/Regressions/$target" ] && [ -n "$(ls -A "Fuzz/Regressions/$target")" ]; then
+      echo "== $target: the regression inputs =="
+      "$binary" "${options[@]}" Fuzz/Regressions/"$target"/* 2>&1 | tail -3 || failed=1
+    fi
+    echo "== $target: $seconds s =="
+    if ! "$binary" "${options[@]}" -max_total_time="$seconds" "$corpus_root/$target" > "$findings/$target.log" 2>&1; then
+      echo "fuzz: $target found a problem; its input is in $findings/$target:"
+      grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written|.*deadly signal|ALARM|Slowest unit)' "$findings/$target.log" | head -20
+      failed=1
+    fi
+    grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done ' "$findings/$target.log" || true
+  } > "$findings/$target.report" 2>&1
+  return "$failed"
+}
+
 status=0
 for target in "${targets[@]}"; do
-  phase_begin "fuzz: run $target" $((seconds + 15))
   seed "$target"
   mkdir -p "$findings/$target"
-  binary="$scratch/debug/$target"
-  options=(-timeout=10 -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/$target/")
-  if [ -d "Fuzz/Regressions/$target" ] && [ -n "$(ls -A "Fuzz/Regressions/$target")" ]; then
-    echo "== $target: the regression inputs =="
-    "$binary" "${options[@]}" Fuzz/Regressions/"$target"/* 2>&1 | tail -3 || status=1
-  fi
-  echo "== $target: $seconds s =="
-  if ! "$binary" "${options[@]}" -max_total_time="$seconds" "$corpus_root/$target" > "$findings/$target.log" 2>&1; then
-    echo "fuzz: $target found a problem; its input is in $findings/$target:"
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written|.*deadly signal|ALARM|Slowest unit)' "$findings/$target.log" | head -20
-    status=1
-  fi
-  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done ' "$findings/$target.log" || true
-  phase_end
 done
+phase_begin "fuzz: run the ${#targets[@]} targets, $seconds s each, two at a time" $(( (${#targets[@]} + 1) / 2 * (seconds + 10) ))
+for ((index = 0; index < ${#targets[@]}; index += 2)); do
+  pair=("${targets[@]:index:2}") pids=()
+  for target in "${pair[@]}"; do
+    fuzz "$target" &
+    pids+=($!)
+  done
+  for index_in_pair in "${!pids[@]}"; do
+    wait "${pids[$index_in_pair]}" || status=1
+    cat "$findings/${pair[$index_in_pair]}.report"
+  done
+done
+phase_end
 exit "$status"

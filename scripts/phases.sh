@@ -3,6 +3,8 @@
 # a script records nothing.
 #
 #   phase_begin NAME BUDGET_SECONDS ... phase_end      one phase (not nested)
+#   phase_note NAME SECONDS                            a row for work done beside the phases
+#                                                      (in the background): shown, not summed
 #   phase_table FILE                                   the table, phases over budget flagged
 
 phase_begin() {
@@ -14,12 +16,17 @@ phase_end() {
   [ -z "${HPLAYER_PHASES:-}" ] || printf '%s\t%s\t%s\n' "$_phase_name" "$seconds" "$_phase_budget" >> "$HPLAYER_PHASES"
 }
 
+phase_note() {
+  [ -z "${HPLAYER_PHASES:-}" ] || printf '(%s)\t%s\t-\n' "$1" "$2" >> "$HPLAYER_PHASES"
+}
+
 phase_table() {
   [ -s "$1" ] || return 0
   awk -F'\t' '
     BEGIN { printf "%-44s %8s %8s\n", "phase", "seconds", "budget" }
+    $3 == "-" { printf "%-44s %8d %8s\n", $1, $2, "-"; next }
     { over = $2 > $3 ? "  OVER BUDGET" : ""; printf "%-44s %8d %8d%s\n", $1, $2, $3, over; total += $2; budget += $3 }
-    END { printf "%-44s %8d %8d%s\n", "total", total, budget, total > budget ? "  OVER BUDGET" : "" }' "$1"
+    END { printf "%-44s %8d %8d%s\n", "total", total, budget, (total > budget ? "  OVER BUDGET" : "") }' "$1"
 }
 
 # The N slowest tests in swift-testing's xUnit results $1, with their seconds.

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the tests with a sanitizer, each in its own scratch folder under .build, and runs the
-# unit tests and the lifecycle, seek, loop, speed, IPC, MPRIS, idle, hardening, network, cache,
-# audio-group, rendition-start, encoding, raw-stream, hardware-decoding, damaged- and live-stream suites under it;
+# unit tests (in parallel) and, in three processes at once, the lifecycle, seek, loop, speed,
+# IPC, MPRIS, idle, load-burst, named-pipe, byte-source, network, HLS, cache, audio-group,
+# rendition-start, encoding, raw-stream, hardware-decoding and live-stream suites under it;
 # hplayer itself, which those suites start, is built with the same sanitizer. Passes only with
 # 0 reports, from the test process and from every hplayer it started.
 #
 #   scripts/sanitizers.sh thread     ThreadSanitizer (data races); the test command runs this one
 #   scripts/sanitizers.sh address    AddressSanitizer with LeakSanitizer (memory errors, leaks)
+#   ... --build-only | --no-build    the build alone, or the run alone on what is built (the test
+#                                    command builds while its tests run, then runs)
 #
 # A sanitized build runs several times slower, so a test that measures wall-clock time (tagged
 # .realTime) may fail under it: such failures are listed and do not fail the run. A logic test's
@@ -15,20 +18,36 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/test-results.sh
 source ./scripts/phases.sh
-sanitizer="${1:?usage: scripts/sanitizers.sh thread|address}"
+source ./scripts/test-processes.sh
+sanitizer="${1:?usage: scripts/sanitizers.sh thread|address [--build-only|--no-build]}"
 case "$sanitizer" in
   thread | address) ;;
   *) echo "sanitizers: '$sanitizer' is not thread or address" >&2; exit 2 ;;
 esac
-suites='HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|MPRIS|Idle|Metadata|Lifecycle|Seeking|Looping|Speed|IPC|HugeNumbers|NothingDecodable|LoadFileBurst|NamedPipes|LoneBadTimestamp|ByteSources|NetworkPlayback|HLSPlayback|CachePlayback|AudioGroupSwitching|RenditionStart|Encoding|RawStreams|HardwareDecoding|DamagedStreams|LiveStreams'
+mode="${2:-}"
+case "$mode" in
+  "" | --build-only | --no-build) ;;
+  *) echo "sanitizers: '$mode' is not --build-only or --no-build" >&2; exit 2 ;;
+esac
+# The unit tests of these modules, in parallel in one process; the integration suites that drive
+# the player's threads, one test at a time in each of three processes, split by their measured
+# times under ThreadSanitizer. (The suites of damaged input, and the corpus sweep, run in the
+# plain build alone: they drive the same threads as these, over other bytes.)
+units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests)\.'
+integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart)/'
+             'Playback/(CachePlayback|Encoding|HardwareDecoding|LoadFileBurst|ByteSources|Metadata|MetadataInTheWindow)/'
+             'Playback/(NetworkPlayback|LiveStreams|Lifecycle|Seeking|Looping|Speed|IPC|AudioGroupSwitching|RawStreams)/')
 scratch=".build/sanitize-$sanitizer"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== $sanitizer sanitizer: building in $scratch =="
-phase_begin "$sanitizer sanitizer: build" 400
-swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E 'error|warning: unre|Compiling|Build' | tail -3
-phase_end
+if [ "$mode" != --no-build ]; then
+  echo "== $sanitizer sanitizer: building in $scratch =="
+  phase_begin "$sanitizer sanitizer: build" 400
+  swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E 'error|warning: unre|Compiling|Build' | tail -3
+  phase_end
+fi
+[ "$mode" != --build-only ] || exit 0
 # Reports from every process go to files of their own (log_path), so none is lost in a test's
 # captured stderr. Swift's runtime backtracer would take the sanitizers' signals: off.
 export SWIFT_BACKTRACE=enable=no
@@ -43,11 +62,15 @@ skip=(--skip writeErrorAndLocalFiles)
 [ "$sanitizer" = address ] && skip+=(--skip openAndClose200Times)
 # Nor under either's shadow memory, for a bound in hundreds of MiB.
 skip+=(--skip patternReadAheadBounded)
-phase_begin "$sanitizer sanitizer: run" 400
-swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --no-parallel \
-  --xunit-output "$work/run.xml" --filter "$suites" "${skip[@]}" > "$work/log" 2>&1 || status=$?
+tests="$scratch/debug/HPlayerPackageTests.xctest"
+phase_begin "$sanitizer sanitizer: run (four processes)" 400
+start_tests "$tests" "$work" units "" --filter "$units" "${skip[@]}"
+for index in "${!integration[@]}"; do
+  start_tests "$tests" "$work" "integration-$((index + 1))" "" --no-parallel --filter "${integration[$index]}" "${skip[@]}"
+done
+wait_tests || status=$?
 phase_end
-grep -E '^✔ Test run|^✘ Test run' "$work/log" || tail -20 "$work/log"
+cat "$work"/*.log > "$work/log"
 
 reports=$(cat "$work"/report.* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' || true)
 reports=$((reports + $(grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' "$work/log" || true)))
@@ -59,7 +82,7 @@ fi
 
 failed_logic=0
 if [ "$status" -ne 0 ]; then
-  failed=$(failed_tests "$work/run-swift-testing.xml")
+  failed=$(for results in "$work"/*.xml; do failed_tests "$results"; done | sort -u)
   if [ -z "$failed" ]; then
     echo "== the sanitized test run ended with status $status and no failed test: a crash =="
     tail -40 "$work/log"

@@ -13,12 +13,13 @@ export HPLAYER_PHASES
 HPLAYER_PHASES=$(mktemp)
 : > "$HPLAYER_PHASES"
 slowest=$(mktemp)
+work=$(mktemp -d)
 summary() {
   echo "== the phases (wall seconds; budget: the test command's share of CI's 1,800 s) =="
   phase_table "$HPLAYER_PHASES"
   echo "== the 10 slowest tests (seconds) =="
   slowest_tests "$slowest" 10
-  rm -f "$HPLAYER_PHASES" "$slowest"
+  rm -rf "$HPLAYER_PHASES" "$slowest" "$work"
 }
 
 phase_begin "setup (apt packages)" 120
@@ -28,73 +29,131 @@ source ./scripts/test-servers.sh
 phase_begin "test servers" 10
 start_test_servers
 phase_end
-trap 'stop_test_servers; summary' EXIT
+builds=""
+trap '[ -z "$builds" ] || kill -- -"$builds" 2>/dev/null || true; stop_test_servers; summary' EXIT
 
-phase_begin "debug build (with the tests)" 400
+phase_begin "debug build (with the tests)" 240
 swift build --build-tests
 phase_end
-# Serial: the sync tests measure milliseconds, and a busy neighbour test would blur them.
-# The log is kept so that the failures can be repeated at the end, where a CI tail shows them.
+# Each process's log and xUnit results stay here after the run, for reading.
+logs=.build/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+# The other builds (ThreadSanitizer's, the fuzz targets', the release build that the benchmark
+# smokes and the package use) run one after another in the background while the tests run, in
+# the idle scheduling class (chrt --idle): they take only the CPU time the tests leave, and a
+# test's thread that wakes takes its core back at once. Their log: .build/test-logs/builds.log.
+echo "== building for ThreadSanitizer, the fuzz targets and the release, in the background =="
+build_in_background() {
+  HPLAYER_PHASES="" chrt --idle 0 scripts/sanitizers.sh thread --build-only &&
+    HPLAYER_PHASES="" chrt --idle 0 scripts/fuzz.sh --build-only &&
+    chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer &&
+    chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual
+}
+set -m  # the builds in a process group of their own, so that an early exit stops them all
+build_in_background > "$logs/builds.log" 2>&1 &
+builds=$!
+set +m
+build_start=$SECONDS
 # The share of CPU time the hypervisor gave to others over one second (the st column of vmstat).
 steal_percent() {
   local a b
   a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
   echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) { ta += $i; tb += $(i + 11) } print int(100 * ($20 - $9) / (tb - ta)) }'
 }
-work=$(mktemp -d)
+source ./scripts/test-processes.sh
+tests=.build/debug/HPlayerPackageTests.xctest
+# The clips the tests make, made once and shared by every test process (the sanitizers' too).
+# nginx's worker may run as another user: readable by all.
+export HPLAYER_FIXTURES="$work/fixtures"
+mkdir -p "$HPLAYER_FIXTURES"
+chmod 755 "$work" "$HPLAYER_FIXTURES"
 status=0
 # Each test tagged .realTime writes its name here as it runs (Tests/HPlayerTestSupport/Tags.swift).
 export HPLAYER_REALTIME_LIST="$work/realtime"
-phase_begin "main run" 900
-swift test --skip-build --no-parallel --xunit-output "$work/run.xml" "$@" 2>&1 | tee "$work/log" || status=$?
+# The first phase: the tests that may share the machine, in six processes at once. The unit
+# tests run in parallel within theirs; the integration suites one test at a time in each of five
+# (Playback is .serialized), split by the suites' measured times. The last takes whatever the
+# others do not name, so a new suite runs somewhere.
+units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|HPlayerSDLTests|hplayerTests)\.'
+shards=('Playback/(HLSPlayback|Packaging|HugeNumbers|Snapshots)/'
+        'Playback/(CachePlayback|Subtitles|Lifecycle)/'
+        'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record)/'
+        'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking)/')
+echo "== the tests that may share the machine, in six processes =="
+phase_begin "tests: the first phase (six processes)" 300
+start_tests "$tests" "$logs" units shared --filter "$units" "$@"
+rest=(--skip "$units")
+for index in "${!shards[@]}"; do
+  start_tests "$tests" "$logs" "playback-$((index + 1))" shared --no-parallel --filter "${shards[$index]}" "$@"
+  rest+=(--skip "${shards[$index]}")
+done
+start_tests "$tests" "$logs" playback-rest shared --no-parallel "${rest[@]}" "$@"
+wait_tests || status=1
 phase_end
-cp "$work/run-swift-testing.xml" "$slowest" 2>/dev/null || true
+# The second phase: the tests that measure wall-clock time (.realTime) or drive the X display
+# and sound sink (.desktop), one at a time, alone on the machine.
+echo "== the tests that run alone =="
+phase_begin "tests: the second phase (alone)" 400
+start_tests "$tests" "$logs" alone alone --no-parallel --skip "$units" "$@"
+wait_tests || status=1
+phase_end
+cat "$logs"/*.xml > "$slowest"
 if [ "$status" -ne 0 ]; then
   echo "== failed =="
-  grep -E '✘|error:|fatal|Fatal' "$work/log" | grep -v '^.*✔' || true
+  cat "$logs"/*.log | grep -aE '✘|error:|fatal|Fatal' | grep -av '^.*✔' | sed 's/\x1b\[[0-9;]*m//g' || true
   # A test that measures wall-clock time while playing in real time (tagged .realTime) can fail
   # because this shared machine was descheduled for a moment: such a test runs again, alone, once,
   # and the summary says so. Every other test is logic, and a logic test that fails once is a bug:
-  # it is never run again. A crash or a build error is not run again either.
-  failed=$(failed_tests "$work/run-swift-testing.xml")
-  if [ -n "$failed" ] && ! grep -qE '^error:|error: Exited|Fatal error|Program crashed' "$work/log"; then
+  # it is never run again. A crash is not run again either.
+  failed=$(for results in "$logs"/*.xml; do failed_tests "$results"; done | sort -u)
+  if [ -n "$failed" ] && ! cat "$logs"/*.log | grep -qaE 'Fatal error|Program crashed'; then
     status=0
     echo "== the failed tests; CPU time stolen by the host over 1 s: $(steal_percent) % =="
     for test in $failed; do
       if ! grep -qxF "$test" "$HPLAYER_REALTIME_LIST" 2>/dev/null; then
         echo "failed, a logic test (never run again): $test"
         status=1
-      elif swift test --skip-build --no-parallel --filter "$test\\(" > "$work/again" 2>&1; then
+      elif HPLAYER_TEST_PHASE=alone "$tests" --testing-library swift-testing --no-parallel --filter "$test\\(" > "$work/again" 2>&1; then
         echo "run again (real-time test), passed: $test"
       else
         echo "run again (real-time test), failed again: $test"
-        grep -E '✘' "$work/again" | grep -v '^.*✔' || true
+        grep -aE '✘' "$work/again" | grep -av '^.*✔' || true
         status=1
       fi
     done
   fi
 fi
-rm -rf "$work"
-# ThreadSanitizer over the unit tests and the lifecycle, seek, loop, speed, IPC and hardening
-# suites, in a build of its own: a data race fails the run.
+phase_begin "waiting for the background builds" 60
+if wait "$builds"; then
+  phase_note "background: the ThreadSanitizer, fuzz and release builds" $((SECONDS - build_start))
+else
+  echo "== a background build failed (.build/test-logs/builds.log) =="
+  grep -E 'error' "$logs/builds.log" | head -20 || tail -20 "$logs/builds.log"
+  status=1
+fi
+builds=""
+phase_end
+# ThreadSanitizer over the unit tests and the suites that drive the player's threads, in its own
+# build: a data race fails the run.
 if [ "$status" -eq 0 ]; then
-  echo "== scripts/sanitizers.sh thread =="
-  scripts/sanitizers.sh thread || status=$?
+  echo "== scripts/sanitizers.sh thread --no-build =="
+  scripts/sanitizers.sh thread --no-build || status=$?
 fi
 # The soak, 3 minutes of it: a looped clip, 1,000 loadfile replacements and 10,000 seeks, with
-# resident memory, threads and descriptors checked flat (scripts/soak.py; README has the hour).
+# resident memory, threads and descriptors checked flat (scripts/soak.py; docs/measuring.md has the hour).
 if [ "$status" -eq 0 ]; then
   echo "== scripts/soak.py, 3 minutes =="
   # 4 MiB, not the hour's 2: 1,000 replacements have moved RSS by up to 3.7 MiB through malloc
-  # fragmentation alone (README); a leak per file shows well past that.
+  # fragmentation alone (docs/measuring.md); a leak per file shows well past that.
   phase_begin "soak" 200
   python3 scripts/soak.py --seconds 90 --loads 1000 --seeks 10000 --rss-limit-mib 4 || status=$?
   phase_end
 fi
 # 30 seconds of each fuzz target, after the inputs that once crashed one (scripts/fuzz.sh).
 if [ "$status" -eq 0 ]; then
-  echo "== scripts/fuzz.sh 30 =="
-  scripts/fuzz.sh 30 || status=$?
+  echo "== scripts/fuzz.sh --no-build 30 =="
+  scripts/fuzz.sh --no-build 30 || status=$?
 fi
 # The benchmark harnesses, once through on a small clip, so they do not rot (no figures are judged).
 if [ "$status" -eq 0 ]; then

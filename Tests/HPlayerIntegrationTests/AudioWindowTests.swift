@@ -24,7 +24,7 @@ extension Clips {
 extension Playback {
     /// What the window does for sound without a moving picture, as mpv: a cover is shown, no
     /// picture means no window, unless --force-window.
-    @Suite(.enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")), .timeLimit(.minutes(1)))
+    @Suite(.desktop, .enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")), .timeLimit(.minutes(1)))
     struct AudioWindow {
         @Test("An audio file's cover picture is shown in the window (red, as the file's PNG), titled by the file's title tag")
         func coverIsShown() throws {

@@ -43,7 +43,7 @@ extension Clips {
 }
 
 extension Playback {
-    @Suite(.enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")))
+    @Suite(.desktop, .enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")))
     struct DesktopWindow {
         private func play(_ clip: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws -> BackgroundProcess {
             try BackgroundProcess([Command.hplayer, clip, "--no-status"] + arguments, environment: environment)

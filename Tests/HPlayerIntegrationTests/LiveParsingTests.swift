@@ -1,11 +1,12 @@
 import CFFmpeg
 import Foundation
 @testable import HPlayerKit
+import HPlayerTestSupport
 import Testing
 
 /// Live MPEG-TS is read with libavformat's parsers off and parsed by StreamParsers: pictures as
 /// the complete frames a PES carries, sound split into its frames. The packets must be libavformat's.
-@Suite(.serialized) struct LiveParsing {
+@Suite(.serialized, .phased) struct LiveParsing {
     /// A packet as the decoders get it.
     struct ReadPacket: Equatable, CustomStringConvertible {
         var stream: Int32

@@ -77,7 +77,7 @@ extension Playback {
         }
     }
 
-    @Suite(.enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")), .timeLimit(.minutes(1)))
+    @Suite(.desktop, .enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")), .timeLimit(.minutes(1)))
     struct MetadataInTheWindow {
         @Test("In the window: the title is the file's title tag, the progress bar has a yellow tick at each chapter's start (2 s and 4 s of 6), PgDn seeks to the next chapter and PgUp back")
         func chaptersInTheWindow() throws {

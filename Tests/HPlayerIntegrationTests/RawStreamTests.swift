@@ -166,7 +166,7 @@ extension Playback {
     }
 
     /// The window follows the picture's size as mpv's does.
-    @Suite(.enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")))
+    @Suite(.desktop, .enabled(if: Desktop.unavailableReason == nil, Comment(rawValue: Desktop.unavailableReason ?? "")))
     struct RawStreamWindow {
         @Test("The window takes each new size of a raw stream's picture: 320x180, then 640x360, then 320x180 again",
               .timeLimit(.minutes(1)))

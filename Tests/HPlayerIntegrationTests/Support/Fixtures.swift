@@ -1,7 +1,10 @@
 import Foundation
 import HPlayerKit
 
-/// Clips made at test time with the ffmpeg tool, once per test process, in a temporary folder.
+/// Clips made at test time with the ffmpeg tool, in a temporary folder of this test process's.
+/// The test command runs several test processes and names one more folder in
+/// `HPLAYER_FIXTURES`: a clip is made there once per run, and each process links to it (a hard
+/// link: a copy of it, or its attributes, are the clip's own, as when it was made here).
 enum Fixtures {
     static let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hplayer-fixtures-\(getpid())")
@@ -9,18 +12,43 @@ enum Fixtures {
         return url
     }()
 
+    /// Where clips are shared between test processes, when the test command names a folder.
+    private static let shared: URL? = ProcessInfo.processInfo.environment["HPLAYER_FIXTURES"]
+        .flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+
     private static let made = Locked<[String: String]>([:])
 
     /// The path of clip `name`, made with `ffmpeg -v error -y ARGUMENTS PATH` the first time.
     static func clip(_ name: String, _ arguments: [String]) throws -> String {
         if let path = made.withLock({ $0[name] }) { return path }
         let path = directory.appendingPathComponent(name).path
-        let result = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + [path], timeout: 300)
-        guard result.status == 0 else {
-            throw FixtureError(description: "ffmpeg could not make \(name): \(result.stderr)")
+        if let shared {
+            let sharedPath = shared.appendingPathComponent(name).path
+            if !FileManager.default.fileExists(atPath: sharedPath) {
+                try make(name, arguments, at: sharedPath)
+            }
+            // A link, so that a folder served by a test's web server holds the clip as before.
+            guard link(sharedPath, path) == 0 || errno == EEXIST else {
+                throw FixtureError(description: "could not link \(name) into \(directory.path): errno \(errno)")
+            }
+        } else {
+            try make(name, arguments, at: path)
         }
         made.withLock { $0[name] = path }
         return path
+    }
+
+    /// Made under a name of this process's own and renamed into place, so another process sees
+    /// either no clip or the whole of it (two making it at once each rename a whole clip).
+    private static func make(_ name: String, _ arguments: [String], at path: String) throws {
+        // The extension stays last: ffmpeg picks the container by it.
+        let folder = (path as NSString).deletingLastPathComponent
+        let partial = "\(folder)/.making-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"
+        let result = try Command.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + [partial], timeout: 300)
+        guard result.status == 0, rename(partial, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw FixtureError(description: "ffmpeg could not make \(name): \(result.stderr)")
+        }
     }
 
     /// A fresh empty folder for one test's recordings.
