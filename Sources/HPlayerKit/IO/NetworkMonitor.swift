@@ -76,16 +76,16 @@ extension NetworkMonitor: Equatable {
 }
 
 /// Download speed over windows of at least a second: pure, tested by table.
-public struct SpeedMeter: Sendable, Equatable {
-    public static let window = 1.0
+package struct SpeedMeter: Sendable, Equatable {
+    package static let window = 1.0
     private var windowStart: Double?
     private var windowBytes: Int64 = 0
     private var lastSpeed = 0.0
     private var lastArrival = -Double.infinity
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ count: Int64, at now: Double) {
+    package mutating func add(_ count: Int64, at now: Double) {
         guard count > 0 else { return }
         let start = windowStart ?? now
         // After a silence, the last window's speed no longer says anything: start afresh.
@@ -108,7 +108,7 @@ public struct SpeedMeter: Sendable, Equatable {
     }
 
     /// The last full window's speed, or 0 once nothing has arrived for two windows.
-    public func speed(at now: Double) -> Double {
+    package func speed(at now: Double) -> Double {
         now - lastArrival > 2 * Self.window ? 0 : lastSpeed
     }
 }

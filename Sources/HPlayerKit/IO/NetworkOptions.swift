@@ -36,14 +36,14 @@ public struct NetworkOptions: Sendable, Equatable {
     public init() {}
 
     /// Whether `url` is an HLS playlist, for our HLS client: its path ends in .m3u8.
-    public static func isHLS(_ url: String) -> Bool {
+    package static func isHLS(_ url: String) -> Bool {
         guard isHTTP(url) else { return false }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         return path.lowercased().hasSuffix(".m3u8")
     }
 
     /// Whether `url` is fetched by the I/O layer's HTTP client rather than by libavformat.
-    public static func isHTTP(_ url: String) -> Bool {
+    package static func isHTTP(_ url: String) -> Bool {
         let lowered = url.prefix(8).lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }

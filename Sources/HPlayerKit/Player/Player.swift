@@ -174,13 +174,13 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).
-    public var pooledObjectCount: Int {
+    package var pooledObjectCount: Int {
         lock.withLock { [audioTrack, videoTrack] }.compactMap { $0 }.reduce(0) { $0 + $1.pooledObjectCount }
     }
 
     /// The audio callbacks made so far and the most locks one of them took: one at most, the
     /// tempo stage's hand-off. Counted in debug builds only (nil otherwise, and with no sound).
-    public var audioCallbackLocks: (callbacks: Int, mostLocks: Int)? { lock.withLock { audioRenderer }?.lockProbe.counts }
+    package var audioCallbackLocks: (callbacks: Int, mostLocks: Int)? { lock.withLock { audioRenderer }?.lockProbe.counts }
 
     /// The player's events from now on; a closed player's stream ends at once, so a caller that
     /// asks after a close (a file stopped before it began) is not left waiting.

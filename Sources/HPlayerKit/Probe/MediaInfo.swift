@@ -15,7 +15,7 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     public var tags: [MetadataTag] = []
     public var chapters: [Chapter] = []
     /// A raw H.264 file's NAL units, parameter sets and IDRs, by our own parser.
-    public var annexB: AnnexBSummary? = nil
+    package var annexB: AnnexBSummary? = nil
     /// A live HLS playlist: the seconds behind its live edge that playback began at and keeps to.
     public var liveHoldBack: Double? = nil
 }

@@ -42,17 +42,17 @@ public enum MediaMetadata {
     }
 
     /// The tags printed when a file opens, in mpv's order and words (its display-tags).
-    public static let displayedKeys = ["Artist", "Album", "Album_Artist", "Comment", "Composer", "Date", "Description",
+    package static let displayedKeys = ["Artist", "Album", "Album_Artist", "Comment", "Composer", "Date", "Description",
                                        "Genre", "Performer", "Rating", "Series", "Title", "Track", "icy-title"]
 
     /// "File tags:" and one line per displayed tag the file has; nothing when it has none.
-    public static func lines(for tags: [MetadataTag]) -> [String] {
+    package static func lines(for tags: [MetadataTag]) -> [String] {
         let shown = displayedKeys.compactMap { key in value(of: key, in: tags).map { " \(key): \($0)" } }
         return shown.isEmpty ? [] : ["File tags:"] + shown
     }
 
     /// "Chapters:" and one line per chapter, its number from 1, start and title.
-    public static func lines(for chapters: [Chapter]) -> [String] {
+    package static func lines(for chapters: [Chapter]) -> [String] {
         guard !chapters.isEmpty else { return [] }
         return ["Chapters:"] + chapters.enumerated().map { index, chapter in
             " \(index + 1): \(TimeText.precise(chapter.start))" + (chapter.title.map { " \($0)" } ?? "")
@@ -71,7 +71,7 @@ public enum MediaMetadata {
     /// (back before the first chapter), or past the last (mpv then goes on to the next file);
     /// nil for a file without chapters. A step back from more than `threshold` seconds into a
     /// chapter goes to its own start (mpv's --chapter-seek-threshold).
-    public static func chapterStep(_ offset: Int, from position: Double, in chapters: [Chapter], threshold: Double = 5) -> ChapterStep? {
+    package static func chapterStep(_ offset: Int, from position: Double, in chapters: [Chapter], threshold: Double = 5) -> ChapterStep? {
         guard let current = chapter(at: position, in: chapters) else { return nil }
         // Clamped first: no step goes further than past either end, and none overflows.
         let offset = min(chapters.count + 1, max(-chapters.count - 1, offset))
@@ -83,7 +83,7 @@ public enum MediaMetadata {
         return .chapter(target)
     }
 
-    public enum ChapterStep: Equatable, Sendable {
+    package enum ChapterStep: Equatable, Sendable {
         case chapter(Int)
         case fileStart
         case pastEnd

@@ -20,7 +20,7 @@ public struct LiveOptions: Sendable, Equatable {
     }
 
     /// Whether `url` plays in live mode.
-    public func applies(to url: String) -> Bool {
+    package func applies(to url: String) -> Bool {
         switch mode {
         case .auto: LiveInput.isLive(url)
         case .always: true
@@ -30,34 +30,34 @@ public struct LiveOptions: Sendable, Equatable {
 }
 
 /// What makes an input live, and how it behaves when its sender goes quiet.
-public enum LiveInput {
+package enum LiveInput {
     /// Whether `url` names a live protocol: live mode is then on unless asked off.
-    public static func isLive(_ url: String) -> Bool {
+    package static func isLive(_ url: String) -> Bool {
         scheme(of: url).map { liveSchemes.contains($0) } ?? false
     }
 
     /// Whether what is read of `url` arrives as it is made, so that a backlog is caught up on:
     /// a live protocol, standard input or a named pipe. A file read in live mode (`--live`) is
     /// read ahead at once: playing it faster would catch up on nothing.
-    public static func arrivesInRealTime(_ url: String) -> Bool {
+    package static func arrivesInRealTime(_ url: String) -> Bool {
         isLive(url) || url == StandardInput.url || NamedPipe.path(of: url) != nil
     }
 
     /// Datagrams (UDP, RTP) come back after a silence: it is waited through. A connection that
     /// stays silent for `--network-timeout` has ended, with an error.
-    public static func waitsThroughSilence(_ url: String) -> Bool {
+    package static func waitsThroughSilence(_ url: String) -> Bool {
         scheme(of: url).map { ["udp", "rtp"].contains($0) } ?? false
     }
 
     /// A connection (TCP, RTMP, RTSP, SRT) on which no packet comes for `--network-timeout` has
     /// ended, even while the server keeps it open.
-    public static func endsAfterSilence(_ url: String) -> Bool {
+    package static func endsAfterSilence(_ url: String) -> Bool {
         isLive(url) && !waitsThroughSilence(url)
     }
 
     /// RTMP: FLV, whose streams are known only as their packets come, and a server may send a
     /// joining viewer sound before it sends a picture.
-    public static func mayStartWithSoundAlone(_ url: String) -> Bool {
+    package static func mayStartWithSoundAlone(_ url: String) -> Bool {
         scheme(of: url)?.hasPrefix("rtmp") ?? false
     }
 

@@ -2,7 +2,7 @@ import CFFmpeg
 import Synchronization
 
 /// What a track's decode loop is doing.
-public enum CodecState: Sendable, Equatable {
+package enum CodecState: Sendable, Equatable {
     case decoding
     /// Draining the decoder after the last packet.
     case flushing
@@ -141,7 +141,7 @@ public final class Track: @unchecked Sendable {
 
     // MARK: State shared with the decode loop
 
-    public var codecState: CodecState { lock.withLock { state } }
+    package var codecState: CodecState { lock.withLock { state } }
 
     /// `finishing`: the serial whose frames have all been decoded (with `.finished`).
     func setCodecState(_ newState: CodecState, finishing serial: Int? = nil) {
@@ -151,7 +151,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// True once the decoder has drained every frame of `serial`.
-    public func hasFinishedDecoding(serial: Int) -> Bool {
+    package func hasFinishedDecoding(serial: Int) -> Bool {
         finishedSerial.load(ordering: .acquiring) == serial
     }
 
@@ -188,7 +188,7 @@ public final class Track: @unchecked Sendable {
     public var decodeErrorCount: Int { decodeErrors.load(ordering: .relaxed) }
 
     /// Why not one frame has been decoded, as the error line gives it; nil once one has.
-    public var nothingDecodedReason: String? {
+    package var nothingDecodedReason: String? {
         guard !decodedAnyFrame.load(ordering: .relaxed) else { return nil }
         return "no frame could be decoded" + (lock.withLock { firstDecodeProblem }.map { " (\($0))" } ?? "")
     }
@@ -251,7 +251,7 @@ public final class Track: @unchecked Sendable {
     // MARK: Pools
 
     /// Gives a frame back once it has been presented or dropped.
-    public func recycle(_ frame: Frame) {
+    package func recycle(_ frame: Frame) {
         frame.reset()
         (frame.isConversionTarget ? conversionPool : framePool).release(frame)
     }
@@ -291,7 +291,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Packet and frame wrappers ever made: flat in steady playback.
-    public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
+    package var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
 
     /// Pictures per second as the stream declares them (25 when it does not), or audio packets per second.
     static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
