@@ -1,6 +1,6 @@
 /// The bitrate policies `--hls-abr` names: each a pure function from plain values (and the
 /// memory it keeps between decisions) to the rung of the next segment. The rules every policy
-/// obeys are applied after it (`ABRRules`).
+/// obeys are applied after it (`ABRRules`). Set it as `NetworkOptions.hlsABR`.
 public enum ABRPolicy: Equatable, Sendable {
     /// A simple buffer rule, the baseline the others are measured against (SeedPolicy).
     case seed
@@ -22,6 +22,7 @@ public enum ABRPolicy: Equatable, Sendable {
         self = policy
     }
 
+    /// What `--hls-abr` calls it, and `init?(_:)` takes: "fixed(N)" for `fixed`.
     public var name: String {
         switch self {
         case .seed: "seed"

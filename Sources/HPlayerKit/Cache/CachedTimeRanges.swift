@@ -1,8 +1,11 @@
 /// A span of media time, in seconds from the start.
 public struct TimeRange: Equatable, Sendable {
+    /// Where it starts.
     public var start: Double
+    /// Where it ends, after `start`.
     public var end: Double
 
+    /// A span, as the fields say.
     public init(start: Double, end: Double) {
         self.start = start
         self.end = end

@@ -33,6 +33,7 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
     public var rtspTransport: String?
 
+    /// mpv's defaults but for `verifiesTLS`; no monitor, no disk cache.
     public init() {}
 
     /// Whether `url` is an HLS playlist, for our HLS client: its path ends in .m3u8.

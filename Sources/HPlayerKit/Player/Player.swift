@@ -7,6 +7,7 @@ import Synchronization
 /// event the machine handles under `lock`, which is held for nothing else; the effects are applied
 /// afterwards, outside it and in the order they were decided (PlayerEffects.swift).
 public final class Player: MediaPlayer, @unchecked Sendable {
+    /// The media played: a path or URL, as given to `init`.
     public let url: String
     let options: PlayerOptions
     let source: MediaSource

@@ -1,9 +1,12 @@
 /// A file's tag: its key as the file spells it ("title", "ARTIST", "encoder"), as mpv's
 /// `metadata` property lists them.
 public struct MetadataTag: Codable, Equatable, Sendable {
+    /// The key, as the file spells it: match it without regard to case (`MediaMetadata.value`).
     public var key: String
+    /// The value, as the file has it.
     public var value: String
 
+    /// A tag, as the fields say.
     public init(key: String, value: String) {
         self.key = key
         self.value = value
@@ -12,10 +15,14 @@ public struct MetadataTag: Codable, Equatable, Sendable {
 
 /// A chapter: where it starts and ends in the file's media time (seconds), and its title.
 public struct Chapter: Codable, Equatable, Sendable {
+    /// Seconds from the media's start (`MediaInfo.startTime` taken off), as positions count.
     public var start: Double
+    /// Seconds, as `start`.
     public var end: Double
+    /// The chapter's title tag, when it has one.
     public var title: String?
 
+    /// A chapter, as the fields say.
     public init(start: Double, end: Double, title: String?) {
         self.start = start
         self.end = end

@@ -50,17 +50,22 @@ package enum BufferingPhase: Sendable, Equatable {
 /// How far network media is read ahead, in mpv's words: `--cache-secs` and `--demuxer-max-bytes`.
 /// A network can slow down for tens of seconds; what is read ahead plays through it.
 public struct ReadAhead: Sendable, Equatable {
+    /// Seconds of media read ahead of the position (`--cache-secs`).
     public var seconds = 120.0
     /// Queued packets' bytes: 64 MiB holds the 120 s of a stream up to 4.4 Mb/s, and 107 s of
     /// a 5 Mb/s 1080p one.
     public var bytes = 64 << 20
 
+    /// mpv's defaults: 120 s, 64 MiB.
     public init(seconds: Double = 120, bytes: Int = 64 << 20) {
         self.seconds = seconds
         self.bytes = bytes
     }
 }
 
+/// When the source reads and when its tracks are playable: `SourceOptions.buffering`. The
+/// defaults are a local file's; network media reads further (`readingAhead`), live media
+/// starts at once (`live()`).
 public struct BufferingOptions: Sendable, Equatable {
     /// Seconds a track must hold to become playable again after running dry (`--cache-pause-wait`).
     public var minimumBufferedDuration: Double = 3
@@ -69,6 +74,7 @@ public struct BufferingOptions: Sendable, Equatable {
     /// held in memory. The bytes only bound what an intra codec at hundreds of Mb/s reads in
     /// those 2 s (mpv's 150 MiB). Network media reads further (`readingAhead`).
     public var maximumBufferedDuration: Double = 2
+    /// The bytes of queued packets above which reading pauses (see `maximumBufferedDuration`).
     public var maximumBufferedBytes = 128 << 20
     /// ...and resumes below this fraction of both.
     public var resumeFraction = 0.5
@@ -93,6 +99,7 @@ public struct BufferingOptions: Sendable, Equatable {
     /// has reached has ended, though the file goes on.
     public var streamEndGap = 5.0
 
+    /// A local file's rules, as the fields say.
     public init() {}
 
     /// These options, reading ahead as far as `readAhead` allows. Reading resumes once the
@@ -107,7 +114,8 @@ public struct BufferingOptions: Sendable, Equatable {
     }
 }
 
-/// The source's buffering verdict at one moment.
+/// The source's buffering verdict at one moment, which `SourceDelegate` receives on the read
+/// thread.
 public struct BufferingReport: Equatable, Sendable {
     /// Seconds buffered: the minimum over the tracks still holding anything.
     public var bufferedDuration: Double

@@ -1,6 +1,7 @@
 /// Live mode: played at a small latency that playback catches up to (mpv's low-latency
 /// profile, ffplay's `-fflags nobuffer`).
 public struct LiveOptions: Sendable, Equatable {
+    /// When live mode applies.
     public enum Mode: Sendable, Equatable {
         /// For live protocols (UDP, TCP, RTMP, RTSP, SRT): the default.
         case auto
@@ -10,10 +11,12 @@ public struct LiveOptions: Sendable, Equatable {
         case never
     }
 
+    /// When it applies: by default, to live protocols only.
     public var mode = Mode.auto
     /// `--live-latency`: seconds held, beyond what decoding needs, before playback catches up.
     public var latencyTarget = 0.1
 
+    /// The defaults: live protocols only, 0.1 s.
     public init(mode: Mode = .auto, latencyTarget: Double = 0.1) {
         self.mode = mode
         self.latencyTarget = latencyTarget

@@ -26,8 +26,12 @@ protocol TrackListener: AnyObject, Sendable {
 /// The source pushes packets; the decode loop pops them, decodes, converts to what the output
 /// takes and queues frames (video in pts order); a renderer takes frames and gives them back with
 /// `recycle`. Packets and frames come from pools, so steady playback allocates none.
+///
+/// From outside HPlayerKit, a track is read only: its properties may be read from any thread.
 public final class Track: @unchecked Sendable {
+    /// Whether it plays video or audio.
     public let kind: MediaKind
+    /// The container's index of its stream, as `StreamInfo.index`.
     public let streamIndex: Int32
     let timeBase: TimeBase
     /// Packets per second (audio: sample rate / samples per packet): turns queue lengths into
