@@ -323,7 +323,7 @@ public final class SDLWindow: @unchecked Sendable {
     /// What the window says when the picture changes size under an HLS stream (a variant
     /// switch reaching the screen): the variant, "1280x720 2.8 Mb/s", when the one fetched has
     /// that size, else the size alone. Nothing for the first picture, or for media of one variant.
-    public static func variantNotice(shown: PictureSize?, before: PictureSize?, variant: VariantInfo?) -> String? {
+    package static func variantNotice(shown: PictureSize?, before: PictureSize?, variant: VariantInfo?) -> String? {
         guard let variant, let shown, let before, shown != before else { return nil }
         return variant.width == shown.width && variant.height == shown.height ? variant.summary : "\(shown.width)x\(shown.height)"
     }
