@@ -21,11 +21,16 @@ package struct LayoutRect: Equatable, Sendable {
 
 /// mpv's `--geometry`: `WxH`, `+X+Y` or `WxH+X+Y` (either size may be left out: `W`, `xH`).
 public struct WindowGeometry: Equatable, Sendable {
+    /// The window's width in pixels; nil with a height alone keeps the picture's shape.
     public var width: Int?
+    /// The window's height in pixels; nil with a width alone keeps the picture's shape.
     public var height: Int?
+    /// The window's left edge in screen pixels, as SDL places it; nil: centred.
     public var x: Int?
+    /// The window's top edge in screen pixels; set with `x`.
     public var y: Int?
 
+    /// A geometry, as the fields say; with none set, the window takes the picture's size.
     public init(width: Int? = nil, height: Int? = nil, x: Int? = nil, y: Int? = nil) {
         self.width = width
         self.height = height
