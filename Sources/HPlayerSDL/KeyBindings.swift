@@ -3,15 +3,19 @@ import HPlayerKit
 /// What a key or a click asks for: a command for the player, or one for the front end itself
 /// (the window, the terminal, the process).
 public enum InputCommand: Equatable, Sendable {
+    /// A command for the player: `PlayerController.perform` carries it out.
     case player(PlayerCommand)
+    /// Full screen, or back (the window's `toggleFullscreen`).
     case toggleFullscreen
     /// Write the frame on screen to a PNG (mpv's screenshot).
     case screenshot
+    /// Quit (q, Esc, the window's close button).
     case quit
     /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
     case quitSavingPosition
     /// The playlist's next entry, or the one before.
     case playlistNext
+    /// The playlist's entry before the one playing.
     case playlistPrevious
     /// Seek by this many chapters (mpv's `add chapter N`).
     case chapterStep(Int)
@@ -21,11 +25,15 @@ public enum InputCommand: Equatable, Sendable {
 public enum Key: Hashable, Sendable {
     /// What the key typed, shift and layout included ("#", "A").
     case character(Character)
+    /// The arrow keys.
     case left, right, up, down
+    /// Esc, Backspace, Enter (Return).
     case escape, backspace, enter
+    /// Page Up, Page Down.
     case pageUp, pageDown
     /// F1 to F12.
     case function(Int)
+    /// A mouse button or a turn of the wheel.
     case mouse(MouseInput)
     /// A key with Ctrl, Alt or Meta held, or Shift with a key that types nothing (mpv's
     /// Ctrl+a, Alt+LEFT, Shift+PGUP).
@@ -41,17 +49,25 @@ public enum MouseInput: String, CaseIterable, Hashable, Sendable {
 
 /// The modifier keys held with a key.
 public struct KeyModifiers: OptionSet, Hashable, Sendable {
+    /// One bit per modifier, as the static members set them.
     public let rawValue: Int
+    /// The modifiers of `rawValue`'s bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// Shift: only with a key that types nothing (a typed "A" is the character itself).
     public static let shift = KeyModifiers(rawValue: 1)
+    /// Ctrl.
     public static let ctrl = KeyModifiers(rawValue: 2)
+    /// Alt.
     public static let alt = KeyModifiers(rawValue: 4)
+    /// Meta (the Super or Windows key).
     public static let meta = KeyModifiers(rawValue: 8)
 }
 
 /// mpv's default bindings for the keys HPlayer has so far, so people's habits work.
 public enum KeyBindings {
+    /// What mpv's default input.conf does with `key`; nil for a key it leaves unbound here.
+    /// Call it from any thread (the window's, in `onKey`).
     public static func command(for key: Key) -> InputCommand? {
         switch key {
         case .character(" "), .character("p"): return .player(.togglePause)

@@ -4,7 +4,8 @@ import CSDL2
 import HPlayerKit
 
 /// Sound through SDL2 (PulseAudio or ALSA, whichever SDL finds): the device's callback pulls from
-/// the renderer, at the device's native rate and channel count.
+/// the renderer, at the device's native rate and channel count. The renderer is called on SDL's
+/// audio thread.
 public final class SDLAudioOutput: AudioOutput, @unchecked Sendable {
     private let samplesPerCallback: Int
     private var device: SDL_AudioDeviceID = 0
@@ -36,6 +37,8 @@ public final class SDLAudioOutput: AudioOutput, @unchecked Sendable {
         return nil
     }
 
+    /// Opens the default device, asking for `source`'s rate and channels (8 at most); the device
+    /// may give others, which the returned format says: float32 samples, always.
     public func open(source: AudioFormat, renderer: AudioRendering) throws(MediaError) -> AudioFormat {
         guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
             throw MediaError(input: "sound device", reason: SDLError.current)
@@ -83,6 +86,7 @@ public final class SDLAudioOutput: AudioOutput, @unchecked Sendable {
         return bufferDuration + (server >= 0 ? Double(server) / 1_000_000 : bufferDuration)
     }
 
+    /// The device plays.
     public func start() {
         if device != 0 { SDL_PauseAudioDevice(device, 0) }
     }
@@ -92,6 +96,7 @@ public final class SDLAudioOutput: AudioOutput, @unchecked Sendable {
         if device != 0 { SDL_PauseAudioDevice(device, 1) }
     }
 
+    /// Closes the device: no callback runs after it returns.
     public func close() {
         guard device != 0 else { return }
         SDL_CloseAudioDevice(device)

@@ -5,13 +5,18 @@ import Logging
 
 /// How the window looks: mpv's `--title`, `--geometry`, `--no-border` and `--fullscreen`.
 public struct WindowOptions: Sendable {
+    /// The window's title (`setTitle` changes it later).
     public var title: String
+    /// The window's size and place; nil: the picture's own size, shrunk to fit the screen, centred.
     public var geometry: WindowGeometry?
+    /// No title bar or frame.
     public var isBorderless = false
+    /// Full screen from the start (the `f` key toggles it).
     public var isFullscreen = false
     /// mpv's --force-window: a window from the start, and for files without a picture.
     public var isForced = false
 
+    /// Options, as the fields say: a framed window of the picture's size by default.
     public init(title: String, geometry: WindowGeometry? = nil, isBorderless: Bool = false, isFullscreen: Bool = false,
                 isForced: Bool = false) {
         self.title = title
@@ -36,6 +41,9 @@ enum StillPicture {
 /// Refreshes follow the frames' deadlines, woken no later than every 10 ms; `SDL_RenderPresent`
 /// waits for vsync where the display has one. While the window is hidden or minimized, frames
 /// are still taken at their time but not drawn, so sound and sync go on.
+///
+/// Its methods may be called from any thread: they post to the window's thread. Close the
+/// player before the window.
 public final class SDLWindow: @unchecked Sendable {
     /// How often an idle window looks at its mailbox when nothing wakes it.
     static let idleWait: Int32 = 100
@@ -115,9 +123,11 @@ public final class SDLWindow: @unchecked Sendable {
     public func showNoVideo(cover: Frame?) { mailbox.post { $0.stillPicture = cover.map(StillPicture.cover) ?? StillPicture.noPicture } }
     /// The chapters' starts (seconds) marked on the progress bar from now on.
     public func setChapterMarks(_ starts: [Double]) { mailbox.post { $0.chapterMarks = starts } }
+    /// Full screen, or back to the window as it was.
     public func toggleFullscreen() { mailbox.post { $0.togglesFullscreen.toggle() } }
 
-    /// Closes the window and joins its thread.
+    /// Closes the window and joins its thread. Not from the window's own callbacks (`onKey`,
+    /// `onCommand`, `status`), which run on that thread.
     public func close() {
         mailbox.post { $0.isClosing = true }
         thread?.join()
@@ -323,7 +333,7 @@ public final class SDLWindow: @unchecked Sendable {
     /// What the window says when the picture changes size under an HLS stream (a variant
     /// switch reaching the screen): the variant, "1280x720 2.8 Mb/s", when the one fetched has
     /// that size, else the size alone. Nothing for the first picture, or for media of one variant.
-    public static func variantNotice(shown: PictureSize?, before: PictureSize?, variant: VariantInfo?) -> String? {
+    package static func variantNotice(shown: PictureSize?, before: PictureSize?, variant: VariantInfo?) -> String? {
         guard let variant, let shown, let before, shown != before else { return nil }
         return variant.width == shown.width && variant.height == shown.height ? variant.summary : "\(shown.width)x\(shown.height)"
     }

@@ -1,31 +1,36 @@
 import HPlayerKit
 
 /// A rectangle in window pixels.
-public struct LayoutRect: Equatable, Sendable {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
+package struct LayoutRect: Equatable, Sendable {
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
 
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
         self.height = height
     }
 
-    public func contains(x px: Int, y py: Int) -> Bool {
+    package func contains(x px: Int, y py: Int) -> Bool {
         px >= x && px < x + width && py >= y && py < y + height
     }
 }
 
 /// mpv's `--geometry`: `WxH`, `+X+Y` or `WxH+X+Y` (either size may be left out: `W`, `xH`).
 public struct WindowGeometry: Equatable, Sendable {
+    /// The window's width in pixels; nil with a height alone keeps the picture's shape.
     public var width: Int?
+    /// The window's height in pixels; nil with a width alone keeps the picture's shape.
     public var height: Int?
+    /// The window's left edge in screen pixels, as SDL places it; nil: centred.
     public var x: Int?
+    /// The window's top edge in screen pixels; set with `x`.
     public var y: Int?
 
+    /// A geometry, as the fields say; with none set, the window takes the picture's size.
     public init(width: Int? = nil, height: Int? = nil, x: Int? = nil, y: Int? = nil) {
         self.width = width
         self.height = height
@@ -73,11 +78,11 @@ public struct WindowGeometry: Equatable, Sendable {
 }
 
 /// Where things go in the window, as pure functions.
-public enum WindowLayout {
+package enum WindowLayout {
     /// The window size for a picture shown at `display` size: what the geometry asks for (a
     /// lone width or height keeps the picture's shape), else the picture's own size, shrunk to
     /// fit 90 % of `screen`.
-    public static func windowSize(display: (width: Int, height: Int), geometry: WindowGeometry?,
+    package static func windowSize(display: (width: Int, height: Int), geometry: WindowGeometry?,
                                   screen: (width: Int, height: Int)?) -> (width: Int, height: Int) {
         let aspect = display.height > 0 ? Double(display.width) / Double(display.height) : 16.0 / 9
         switch (geometry?.width, geometry?.height) {
@@ -96,7 +101,7 @@ public enum WindowLayout {
 
     /// The largest rectangle with the picture's shape that fits the window, centred (letterbox
     /// or pillarbox bars around it).
-    public static func pictureRect(display: (width: Int, height: Int), window: (width: Int, height: Int)) -> LayoutRect {
+    package static func pictureRect(display: (width: Int, height: Int), window: (width: Int, height: Int)) -> LayoutRect {
         guard display.width > 0, display.height > 0, window.width > 0, window.height > 0 else {
             return LayoutRect(x: 0, y: 0, width: window.width, height: window.height)
         }
@@ -108,28 +113,28 @@ public enum WindowLayout {
 
     /// The rectangle to draw the unrotated picture into so that, turned by `rotation` degrees
     /// about its centre, it covers `shown`.
-    public static func drawRect(shown: LayoutRect, rotation: Int) -> LayoutRect {
+    package static func drawRect(shown: LayoutRect, rotation: Int) -> LayoutRect {
         guard rotation == 90 || rotation == 270 else { return shown }
         let centerX = shown.x * 2 + shown.width, centerY = shown.y * 2 + shown.height  // doubled, to stay in integers
         return LayoutRect(x: (centerX - shown.height) / 2, y: (centerY - shown.width) / 2, width: shown.height, height: shown.width)
     }
 
     /// The progress bar along the bottom of the window.
-    public static func progressBar(window: (width: Int, height: Int)) -> LayoutRect {
+    package static func progressBar(window: (width: Int, height: Int)) -> LayoutRect {
         let margin = max(8, window.width / 40)
         let height = max(6, window.height / 60)
         return LayoutRect(x: margin, y: window.height - margin - height, width: max(1, window.width - 2 * margin), height: height)
     }
 
     /// The area that takes clicks on the bar: taller than the bar, so it is easy to hit.
-    public static func progressBarHitArea(window: (width: Int, height: Int)) -> LayoutRect {
+    package static func progressBarHitArea(window: (width: Int, height: Int)) -> LayoutRect {
         let bar = progressBar(window: window)
         return LayoutRect(x: bar.x, y: bar.y - 2 * bar.height, width: bar.width, height: 5 * bar.height)
     }
 
     /// The parts of the bar that stand for `ranges` of a medium of `duration` seconds; a range
     /// narrower than a pixel still shows, one pixel wide.
-    public static func cachedSpans(_ ranges: [TimeRange], duration: Double, bar: LayoutRect) -> [LayoutRect] {
+    package static func cachedSpans(_ ranges: [TimeRange], duration: Double, bar: LayoutRect) -> [LayoutRect] {
         guard duration > 0, bar.width > 0 else { return [] }
         return ranges.compactMap { range in
             let start = Int((max(0, range.start) / duration * Double(bar.width)).rounded(.down))
@@ -141,7 +146,7 @@ public enum WindowLayout {
 
     /// A tick through the bar, taller than it, at each chapter's start within a medium of
     /// `duration` seconds (none at 0, where the bar begins anyway).
-    public static func chapterMarks(_ starts: [Double], duration: Double, bar: LayoutRect) -> [LayoutRect] {
+    package static func chapterMarks(_ starts: [Double], duration: Double, bar: LayoutRect) -> [LayoutRect] {
         guard duration > 0, bar.width > 0 else { return [] }
         let width = max(2, bar.height / 3)
         return starts.compactMap { start in
@@ -152,7 +157,7 @@ public enum WindowLayout {
     }
 
     /// The fraction of the media a point on the bar stands for, 0...1.
-    public static func seekFraction(x: Int, bar: LayoutRect) -> Double {
+    package static func seekFraction(x: Int, bar: LayoutRect) -> Double {
         guard bar.width > 0 else { return 0 }
         return min(1, max(0, Double(x - bar.x) / Double(bar.width)))
     }

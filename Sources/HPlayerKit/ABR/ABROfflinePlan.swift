@@ -6,7 +6,7 @@
 /// Its first segment is the policies' (from the same first estimate): a plan that knows the
 /// trace would otherwise buy the top rung with a startup delay QoE_lin does not count. It is a
 /// session that can be played, so the optimum is at least this good; the beam makes it near.
-public enum ABROfflinePlan {
+package enum ABROfflinePlan {
     /// A session so far.
     private struct Partial {
         var clock: Double
@@ -18,7 +18,7 @@ public enum ABROfflinePlan {
         var rungs: [Int]
     }
 
-    public static func run(ladder: ABRLadder, trace: ThroughputTrace, simulator: ABRSimulator, beam: Int = 24) -> ABRSessionResult {
+    package static func run(ladder: ABRLadder, trace: ThroughputTrace, simulator: ABRSimulator, beam: Int = 24) -> ABRSessionResult {
         let playlistTime = simulator.latency + trace.seconds(toCarry: simulator.playlistBytes * 8, from: 0)
         var input = ABRInput(bitrates: ladder.bitrates, segmentDuration: ladder.segmentDuration, buffer: 0,
                              maxBuffer: simulator.maxBuffer, now: playlistTime)

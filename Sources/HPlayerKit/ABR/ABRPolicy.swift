@@ -1,6 +1,6 @@
 /// The bitrate policies `--hls-abr` names: each a pure function from plain values (and the
 /// memory it keeps between decisions) to the rung of the next segment. The rules every policy
-/// obeys are applied after it (`ABRRules`).
+/// obeys are applied after it (`ABRRules`). Set it as `NetworkOptions.hlsABR`.
 public enum ABRPolicy: Equatable, Sendable {
     /// A simple buffer rule, the baseline the others are measured against (SeedPolicy).
     case seed
@@ -14,7 +14,7 @@ public enum ABRPolicy: Equatable, Sendable {
     case fixed(Int)
 
     /// The policies the simulator compares, by name.
-    public static let compared: [ABRPolicy] = [.seed, .throughput, .bola, .auto]
+    package static let compared: [ABRPolicy] = [.seed, .throughput, .bola, .auto]
 
     /// "seed", "throughput", "bola" or "auto"; nil for anything else.
     public init?(_ name: String) {
@@ -22,6 +22,7 @@ public enum ABRPolicy: Equatable, Sendable {
         self = policy
     }
 
+    /// What `--hls-abr` calls it, and `init?(_:)` takes: "fixed(N)" for `fixed`.
     public var name: String {
         switch self {
         case .seed: "seed"
@@ -32,12 +33,12 @@ public enum ABRPolicy: Equatable, Sendable {
         }
     }
 
-    public var isFixed: Bool {
+    package var isFixed: Bool {
         if case .fixed = self { true } else { false }
     }
 
     /// The next segment's rung, and any wait before fetching it, under the common rules.
-    public func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
+    package func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
         guard input.bitrates.count > 1 else { return ABRDecision(rung: 0) }
         let proposed: ABRDecision = switch self {
         case .seed: SeedPolicy.decide(input)
@@ -57,14 +58,14 @@ public enum ABRPolicy: Equatable, Sendable {
 /// The rules every policy obeys (ours, not one player's): no switch too soon after the last,
 /// but for a switch down when the buffer is nearly empty. (No switch with one variant, and none
 /// after the last segment has been read, hold by construction: no decision is asked then.)
-public enum ABRRules {
+package enum ABRRules {
     /// Seconds between two switches at least.
-    public static let minimumSwitchInterval = 4.0
+    package static let minimumSwitchInterval = 4.0
     /// Below this many seconds buffered, a switch down is an emergency, allowed at any time.
-    public static let emergencyBuffer = 2.0
+    package static let emergencyBuffer = 2.0
 
     /// The rung `proposed` becomes under the rules.
-    public static func constrain(_ proposed: Int, _ input: ABRInput) -> Int {
+    package static func constrain(_ proposed: Int, _ input: ABRInput) -> Int {
         guard let current = input.current, proposed != current else { return proposed }
         if proposed < current, input.buffer < emergencyBuffer { return proposed }
         if let last = input.lastSwitchAt, input.now - last < minimumSwitchInterval { return current }
@@ -73,7 +74,7 @@ public enum ABRRules {
 
     /// The first segment's rung, for policies that start from an estimate: the highest whose
     /// bit rate fits in `share` of the initial estimate (the lowest without one).
-    public static func startingRung(_ input: ABRInput, share: Double) -> Int {
+    package static func startingRung(_ input: ABRInput, share: Double) -> Int {
         guard let estimate = input.initialEstimate else { return 0 }
         return input.highestRung(within: estimate * share)
     }

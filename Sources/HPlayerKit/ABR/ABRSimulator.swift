@@ -1,14 +1,14 @@
 /// A ladder as the simulator downloads it: bit rates (ascending) and each segment's real size
 /// at each rung.
-public struct ABRLadder: Equatable, Sendable {
-    public var name: String
+package struct ABRLadder: Equatable, Sendable {
+    package var name: String
     /// Bits per second, ascending.
-    public var bitrates: [Double]
-    public var segmentDuration: Double
+    package var bitrates: [Double]
+    package var segmentDuration: Double
     /// `sizes[segment][rung]`, bytes.
-    public var sizes: [[Double]]
+    package var sizes: [[Double]]
 
-    public init(name: String, bitrates: [Double], segmentDuration: Double, sizes: [[Double]]) {
+    package init(name: String, bitrates: [Double], segmentDuration: Double, sizes: [[Double]]) {
         self.name = name
         self.bitrates = bitrates
         self.segmentDuration = segmentDuration
@@ -17,7 +17,7 @@ public struct ABRLadder: Equatable, Sendable {
 
     /// Pensieve's: 300, 750, 1200, 1850, 2850 and 4300 kb/s, 4 s segments, each segment of its
     /// rung's size exactly (its real sizes are not published with the traces).
-    public static func pensieve(segments: Int = 48) -> ABRLadder {
+    package static func pensieve(segments: Int = 48) -> ABRLadder {
         let bitrates: [Double] = [300_000, 750_000, 1_200_000, 1_850_000, 2_850_000, 4_300_000]
         return ABRLadder(name: "pensieve", bitrates: bitrates, segmentDuration: 4,
                          sizes: Array(repeating: bitrates.map { $0 / 8 * 4 }, count: segments))
@@ -25,20 +25,20 @@ public struct ABRLadder: Equatable, Sendable {
 }
 
 /// How a simulated session went, and what it is scored by.
-public struct ABRSessionResult: Equatable, Sendable {
+package struct ABRSessionResult: Equatable, Sendable {
     /// The rung of each segment.
-    public var rungs: [Int]
+    package var rungs: [Int]
     /// QoE_lin (Pensieve): per segment, bit rate in Mb/s, less 4.3 × seconds stalled, less the
     /// change of bit rate in Mb/s; summed. Startup is not a stall (it is `startupDelay`).
-    public var qoe: Double
+    package var qoe: Double
     /// Mean bit rate of the segments played, Mb/s.
-    public var averageBitrate: Double
+    package var averageBitrate: Double
     /// Seconds stalled after playback began, and their share of the session's time after startup.
-    public var rebufferSeconds: Double
-    public var rebufferRatio: Double
-    public var switchesPerMinute: Double
+    package var rebufferSeconds: Double
+    package var rebufferRatio: Double
+    package var switchesPerMinute: Double
     /// Seconds from the request for the playlist to the first frame.
-    public var startupDelay: Double
+    package var startupDelay: Double
 }
 
 /// Plays a ladder over a throughput trace, segment by segment, with the real policy code: each
@@ -48,17 +48,17 @@ public struct ABRSessionResult: Equatable, Sendable {
 /// dry and goes on once a segment arrives; downloads wait while `maxBuffer` is full. The first
 /// estimate is the master playlist's own download (`playlistBytes`), as the player's with no
 /// estimate saved (StartupEstimate: a download under 50 ms counts as 50 ms).
-public struct ABRSimulator: Sendable {
-    public var maxBuffer = 30.0
-    public var startupBuffer = 4.0
+package struct ABRSimulator: Sendable {
+    package var maxBuffer = 30.0
+    package var startupBuffer = 4.0
     /// Seconds each request waits before its first byte (Pensieve's link RTT).
-    public var latency = 0.08
+    package var latency = 0.08
     /// The master playlist's size: Pensieve's ladder has none, and is given a few kilobytes.
-    public var playlistBytes = 4096.0
+    package var playlistBytes = 4096.0
 
-    public init() {}
+    package init() {}
 
-    public func run(_ policy: ABRPolicy, ladder: ABRLadder, trace: ThroughputTrace) -> ABRSessionResult {
+    package func run(_ policy: ABRPolicy, ladder: ABRLadder, trace: ThroughputTrace) -> ABRSessionResult {
         var clock = 0.0
         let playlistTime = latency + trace.seconds(toCarry: playlistBytes * 8, from: clock)
         clock += playlistTime

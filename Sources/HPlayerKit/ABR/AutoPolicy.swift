@@ -15,7 +15,7 @@
 /// on the rung playing (as a player that knew the trace does, ABROfflinePlan), the half below it
 /// is kept. And within 20 s of a switch, a switch the other way waits, unless staying would
 /// stall: no oscillation on a link that hovers between two rungs.
-public enum AutoPolicy {
+package enum AutoPolicy {
     /// Segments looked ahead.
     static let horizon = 5
     /// Downloads the prediction is taken over, and predictions whose error is.
@@ -44,7 +44,7 @@ public enum AutoPolicy {
     /// The first segment: the rung within this share of the initial estimate.
     static let startShare = 0.8
 
-    public static func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
+    package static func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
         guard let current = input.current else {
             // No prediction to score: the initial estimate is a playlist's download or an
             // earlier session's, and its miss says nothing of how this network varies.

@@ -7,7 +7,7 @@ import Glibc
 /// playing (BOLA-O); and a download is held back when the buffer, placeholder included, is above
 /// the level the chosen rung wants. The first segment comes from the throughput, with the
 /// placeholder set so that the buffer rule agrees with it.
-public enum BolaPolicy {
+package enum BolaPolicy {
     /// dash.js's MINIMUM_BUFFER_S, MINIMUM_BUFFER_PER_BITRATE_LEVEL_S and stable buffer time.
     static let minimumBuffer = 10.0
     static let bufferPerRung = 2.0
@@ -57,7 +57,7 @@ public enum BolaPolicy {
         func maximumLevel(for rung: Int) -> Double { vp * (utilities[rung] + gp) }
     }
 
-    public static func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
+    package static func decide(_ input: ABRInput, memory: inout ABRMemory) -> ABRDecision {
         let parameters = Parameters(bitrates: input.bitrates)
         let throughput = ThroughputEstimate.hlsjs(input.samples, initial: input.initialEstimate) * safety
         let forThroughput = input.highestRung(within: throughput)

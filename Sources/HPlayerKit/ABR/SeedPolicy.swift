@@ -2,8 +2,8 @@
 /// abr-sim`): a rung up when playback is fine and more than half the
 /// maximum buffer is filled, a rung down when playback ran dry, and at least half the maximum
 /// buffer's seconds between switches (a run dry aside: the common rules let that through).
-public enum SeedPolicy {
-    public static func decide(_ input: ABRInput) -> ABRDecision {
+package enum SeedPolicy {
+    package static func decide(_ input: ABRInput) -> ABRDecision {
         guard let current = input.current else { return ABRDecision(rung: ABRRules.startingRung(input, share: 0.8)) }
         if input.isStarved { return ABRDecision(rung: max(0, current - 1)) }
         let spacing = input.maxBuffer / 2

@@ -1,9 +1,9 @@
 /// Whether to give up a segment whose download is too slow to arrive before the buffer runs
 /// out, for a lower rung, as hls.js and ExoPlayer do: pure, checked while it downloads, for
 /// every policy alike.
-public enum SegmentAbandonment {
+package enum SegmentAbandonment {
     /// Seconds a download runs before its rate is judged.
-    public static let minimumElapsed = 0.5
+    package static let minimumElapsed = 0.5
 
     /// The rung to fetch the segment at instead, or nil to go on: when, at the rate this
     /// download has had, its rest would arrive after the buffer ran dry, the highest lower rung
@@ -12,7 +12,7 @@ public enum SegmentAbandonment {
     /// - Parameters:
     ///   - sizes: the segment's size in bytes at each rung.
     ///   - buffer: seconds of media left buffered now.
-    public static func lowerRung(rung: Int, elapsed: Double, loaded: Double, sizes: [Double], buffer: Double,
+    package static func lowerRung(rung: Int, elapsed: Double, loaded: Double, sizes: [Double], buffer: Double,
                                  playbackRate: Double = 1) -> Int? {
         guard rung > 0, rung < sizes.count, elapsed >= minimumElapsed, loaded < sizes[rung] else { return nil }
         let rate = max(loaded, 1) * 8 / elapsed

@@ -1,16 +1,16 @@
 /// A network's throughput over time, as the traces in ../shared/traces give it: lines of
 /// "<seconds>\t<Mbit/s>", each rate holding until the next line's time. Past its last line the
 /// trace starts over, as Pensieve's simulator has it.
-public struct ThroughputTrace: Equatable, Sendable {
-    public var name: String
+package struct ThroughputTrace: Equatable, Sendable {
+    package var name: String
     /// Seconds from the start, ascending, the first 0; and the bits per second from each on.
-    public private(set) var times: [Double]
-    public private(set) var rates: [Double]
+    package private(set) var times: [Double]
+    package private(set) var rates: [Double]
     /// The trace's length: its last sample's time plus the median interval, which its rate holds.
-    public let duration: Double
+    package let duration: Double
 
     /// Parses a trace; nil when it has no sample, or a line is not two numbers.
-    public init?(name: String, text: String) {
+    package init?(name: String, text: String) {
         var times: [Double] = []
         var rates: [Double] = []
         for line in text.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
@@ -24,7 +24,7 @@ public struct ThroughputTrace: Equatable, Sendable {
         self.init(name: name, times: times.map { $0 - first }, rates: rates)
     }
 
-    public init(name: String, times: [Double], rates: [Double]) {
+    package init(name: String, times: [Double], rates: [Double]) {
         self.name = name
         self.times = times
         self.rates = rates
@@ -37,7 +37,7 @@ public struct ThroughputTrace: Equatable, Sendable {
     }
 
     /// The rate at `time` seconds, the trace repeating.
-    public func rate(at time: Double) -> Double {
+    package func rate(at time: Double) -> Double {
         rates[sample(at: time.truncatingRemainder(dividingBy: duration))]
     }
 
@@ -52,7 +52,7 @@ public struct ThroughputTrace: Equatable, Sendable {
     }
 
     /// Bits carried from `start` to `end`.
-    public func bits(from start: Double, to end: Double) -> Double {
+    package func bits(from start: Double, to end: Double) -> Double {
         var carried = 0.0
         var time = start
         let length = duration
@@ -68,7 +68,7 @@ public struct ThroughputTrace: Equatable, Sendable {
     }
 
     /// Seconds to carry `bits` from `start` on.
-    public func seconds(toCarry bits: Double, from start: Double) -> Double {
+    package func seconds(toCarry bits: Double, from start: Double) -> Double {
         var left = bits
         var time = start
         let length = duration

@@ -1,25 +1,25 @@
 /// `hplayer bench`: every packet read, decoded and handed through the queues to a consumer with
 /// no clock, as fast as it goes. Measures the pipeline itself, for comparison with
 /// `ffmpeg -f null`.
-public enum DecodeBenchmark {
-    public struct Result: Sendable, Equatable {
+package enum DecodeBenchmark {
+    package struct Result: Sendable, Equatable {
         /// Video frames, or audio frames when there is no video.
-        public var frames: Int
-        public var videoFrames: Int
-        public var audioFrames: Int
-        public var seconds: Double
-        public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+        package var frames: Int
+        package var videoFrames: Int
+        package var audioFrames: Int
+        package var seconds: Double
+        package var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
         /// Packet and frame wrappers made: stays near the queue capacities however long the media.
-        public var pooledObjects: Int
+        package var pooledObjects: Int
     }
 
     /// Bounds on one run: a fuzzing input is decoded for at most so many frames of each stream,
     /// and so many seconds.
-    public struct Limits: Sendable {
-        public var frames: Int
-        public var seconds: Double
+    package struct Limits: Sendable {
+        package var frames: Int
+        package var seconds: Double
 
-        public init(frames: Int, seconds: Double) {
+        package init(frames: Int, seconds: Double) {
             self.frames = frames
             self.seconds = seconds
         }
@@ -28,7 +28,7 @@ public enum DecodeBenchmark {
     /// - Parameters:
     ///   - input: the bytes to read through the I/O layer; nil: libavformat opens `url` itself.
     ///   - limits: where to stop before the end; nil: at the end.
-    public static func run(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil,
+    package static func run(url: String, options: SourceOptions = SourceOptions(), input: ByteSource? = nil,
                            limits: Limits? = nil) throws(MediaError) -> Result {
         var options = options
         // Read as fast as decoding takes: the packet queues' own capacity is the bound.

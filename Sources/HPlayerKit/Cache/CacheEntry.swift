@@ -1,18 +1,18 @@
 /// What the disk cache knows of one URL: the response's description and validators, which say
 /// whether the bytes kept for it are still the server's.
-public struct CacheEntry: Equatable, Sendable {
-    public var url: String
-    public var contentLength: Int64?
-    public var mimeType: String?
-    public var entityTag: String?
-    public var lastModified: String?
-    public var acceptsRanges: Bool
+package struct CacheEntry: Equatable, Sendable {
+    package var url: String
+    package var contentLength: Int64?
+    package var mimeType: String?
+    package var entityTag: String?
+    package var lastModified: String?
+    package var acceptsRanges: Bool
     /// Unix seconds.
-    public var lastUsed: Double
+    package var lastUsed: Double
     /// Unix seconds: when the server last confirmed the validators.
-    public var checkedAt: Double
+    package var checkedAt: Double
 
-    public init(url: String, contentLength: Int64? = nil, mimeType: String? = nil, entityTag: String? = nil,
+    package init(url: String, contentLength: Int64? = nil, mimeType: String? = nil, entityTag: String? = nil,
                 lastModified: String? = nil, acceptsRanges: Bool = true, lastUsed: Double = 0, checkedAt: Double = 0) {
         self.url = url
         self.contentLength = contentLength
@@ -35,20 +35,20 @@ public struct CacheEntry: Equatable, Sendable {
     ///
     /// A validator one side has and the other lacks counts as a change: the bytes cannot be shown
     /// to be the same, and mixing two versions of a file would corrupt playback.
-    public func hasSameContent(as other: CacheEntry) -> Bool {
+    package func hasSameContent(as other: CacheEntry) -> Bool {
         contentLength == other.contentLength && entityTag == other.entityTag && lastModified == other.lastModified
     }
 }
 
 /// A run of a URL's bytes kept in one file of the disk cache.
-public struct CachedFragment: Equatable, Sendable {
-    public var offset: Int64
-    public var length: Int64
+package struct CachedFragment: Equatable, Sendable {
+    package var offset: Int64
+    package var length: Int64
     /// The absolute path of the fragment file.
-    public var path: String
-    public var end: Int64 { offset + length }
+    package var path: String
+    package var end: Int64 { offset + length }
 
-    public init(offset: Int64, length: Int64, path: String) {
+    package init(offset: Int64, length: Int64, path: String) {
         self.offset = offset
         self.length = length
         self.path = path

@@ -1,11 +1,11 @@
 /// Which URLs the disk cache gives up when it holds more than its limit.
-public enum CacheEviction {
+package enum CacheEviction {
     /// The URLs to drop, least recently used first, so that the total size is at or under
     /// `maxBytes`; URLs in `inUse` are never chosen.
     ///
     /// When the URLs in use alone are over the limit, every other URL is chosen: the cache stays
     /// over its limit until they are no longer in use.
-    public static func victims(sizes: [(url: String, bytes: Int64, lastUsed: Double)], maxBytes: Int64, inUse: Set<String>) -> [String] {
+    package static func victims(sizes: [(url: String, bytes: Int64, lastUsed: Double)], maxBytes: Int64, inUse: Set<String>) -> [String] {
         var total = sizes.reduce(0) { $0 + $1.bytes }
         // Ties in lastUsed go by URL, so the choice does not depend on the order of `sizes`.
         let candidates = sizes.filter { !inUse.contains($0.url) }

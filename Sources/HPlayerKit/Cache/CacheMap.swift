@@ -2,7 +2,8 @@
 /// What of one network input the disk cache holds, as media time: for the window's progress bar
 /// and the IPC's demuxer-cache-state. The byte source sets the layout on its read thread; any
 /// other thread asks for the ranges, which are worked out on that thread from the index (never
-/// on the read or a real-time thread), at most once per `refreshInterval`.
+/// on the read or a real-time thread), at most once per `refreshInterval`. Only HPlayerKit's
+/// own byte sources make one: a `ByteSource` of yours leaves `cacheMap` nil.
 public final class CacheMap: Sendable {
     private struct State {
         var layout: CacheLayout?

@@ -6,15 +6,15 @@ import Glibc
 /// Crash-safe by order: a fragment's file is complete and synced before a row names it, and a row
 /// is deleted before its file. A kill at any instant leaves at worst a file without a row or a
 /// temporary file, which the next start removes (`verify(repair: true)`).
-public final class CacheStore: Sendable {
+package final class CacheStore: Sendable {
     /// The index's layout. An index of another version is moved aside rather than misread.
     static let schemaVersion: Int64 = 1
 
     /// The size `--cache-max-bytes` defaults to: 2 GiB.
-    public static let defaultMaxBytes: Int64 = 2 << 30
+    package static let defaultMaxBytes: Int64 = 2 << 30
 
-    public let directory: String
-    public let maxBytes: Int64
+    package let directory: String
+    package let maxBytes: Int64
     private let files: FragmentDirectory
     /// DIR/owners: the lock files of the processes that hold range claims.
     private let owners: String
@@ -24,7 +24,7 @@ public final class CacheStore: Sendable {
     private let index: Locked<SQLiteDatabase>
 
     /// `$XDG_CACHE_HOME/hplayer`, else `$HOME/.cache/hplayer`.
-    public static func defaultDirectory() -> String {
+    package static func defaultDirectory() -> String {
         // The XDG spec has a relative path ignored.
         if let cache = getenv("XDG_CACHE_HOME").map({ String(cString: $0) }), cache.hasPrefix("/") {
             return cache + "/hplayer"
@@ -40,7 +40,7 @@ public final class CacheStore: Sendable {
     /// and a fresh one is made; throws MediaError(input: directory, reason:) only when even that
     /// fails (not writable, say), or when another process holds the index locked past the busy
     /// timeout.
-    public init(directory: String, maxBytes: Int64, reconciles: Bool = true) throws(MediaError) {
+    package init(directory: String, maxBytes: Int64, reconciles: Bool = true) throws(MediaError) {
         let directory = Self.absolutePath(directory)
         self.directory = directory
         self.maxBytes = maxBytes
@@ -84,7 +84,7 @@ public final class CacheStore: Sendable {
         }
     }
 
-    public func entry(for url: String) -> CacheEntry? {
+    package func entry(for url: String) -> CacheEntry? {
         withIndex("read the entry of \(url)", fallback: nil) { database throws(SQLiteError) in
             try Self.entry(for: url, in: database)
         }
@@ -92,7 +92,7 @@ public final class CacheStore: Sendable {
 
     /// Upserts the entry. When a stored entry exists and !stored.hasSameContent(as: new), its
     /// fragments (rows and files) are dropped first: two versions are never mixed.
-    public func save(_ entry: CacheEntry) {
+    package func save(_ entry: CacheEntry) {
         let dropped = withIndex("save the entry of \(entry.url)", fallback: []) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) -> [String] in
                 var dropped: [String] = []
@@ -114,7 +114,7 @@ public final class CacheStore: Sendable {
     }
 
     /// Sorted by offset.
-    public func fragments(for url: String) -> [CachedFragment] {
+    package func fragments(for url: String) -> [CachedFragment] {
         withIndex("read the fragments of \(url)", fallback: []) { database throws(SQLiteError) in
             try fragments(of: url, in: database)
         }
@@ -126,7 +126,7 @@ public final class CacheStore: Sendable {
     /// MediaError on a write error (disk full, ulimit -f: the caller warns once and goes on
     /// uncached); with SIGXFSZ ignored, as the caller's process does, a file size limit is EFBIG.
     /// No bytes, no fragment.
-    public func commitFragment(url: String, offset: Int64, bytes: UnsafeRawBufferPointer) throws(MediaError) {
+    package func commitFragment(url: String, offset: Int64, bytes: UnsafeRawBufferPointer) throws(MediaError) {
         guard !bytes.isEmpty else { return }
         // Written and synced before the index is locked: the slow part keeps no reader waiting.
         let (id, descriptor) = try files.writeTemporary(bytes)
@@ -163,13 +163,13 @@ public final class CacheStore: Sendable {
     }
 
     /// Sets lastUsed to now.
-    public func touch(_ url: String) {
+    package func touch(_ url: String) {
         withIndex("touch \(url)", fallback: ()) { database throws(SQLiteError) in
             try database.run("UPDATE entries SET last_used = ? WHERE url = ?", [.real(WallClock.now()), .text(url)])
         }
     }
 
-    public func remove(_ url: String) {
+    package func remove(_ url: String) {
         let dropped = withIndex("remove \(url)", fallback: []) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) -> [String] in
                 try Self.deleteEntry(of: url, in: database)
@@ -178,7 +178,7 @@ public final class CacheStore: Sendable {
         files.remove(dropped)
     }
 
-    public func removeAll() {
+    package func removeAll() {
         withIndex("empty the cache", fallback: ()) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) in
                 try database.execute("DELETE FROM fragments; DELETE FROM entries; DELETE FROM claims; DELETE FROM estimates")
@@ -197,7 +197,7 @@ public final class CacheStore: Sendable {
 
     /// For each URL and byte range (nil: the whole resource), whether the cache holds every
     /// byte of it: one read of the index for them all (the segments of a playlist).
-    public func holds(_ wanted: [(url: String, range: ByteRange?)]) -> [Bool] {
+    package func holds(_ wanted: [(url: String, range: ByteRange?)]) -> [Bool] {
         withIndex("read what is cached", fallback: wanted.map { _ in false }) { database throws(SQLiteError) in
             var known: [String: (entry: CacheEntry?, fragments: [CachedFragment])] = [:]
             return try wanted.map { item throws(SQLiteError) in
@@ -215,7 +215,7 @@ public final class CacheStore: Sendable {
     }
 
     /// The throughput estimate saved for `host` by the last session that played from it.
-    public func savedThroughput(for host: String) -> StartupEstimate.Saved? {
+    package func savedThroughput(for host: String) -> StartupEstimate.Saved? {
         withIndex("read the throughput estimate for \(host)", fallback: nil) { database throws(SQLiteError) in
             try database.query("SELECT bits_per_second, saved_at FROM estimates WHERE host = ?", [.text(host)]) { row in
                 StartupEstimate.Saved(bitsPerSecond: row.real(0) ?? 0, savedAt: row.real(1) ?? 0)
@@ -224,7 +224,7 @@ public final class CacheStore: Sendable {
     }
 
     /// Keeps `bitsPerSecond` as `host`'s estimate, for the next session's first variant.
-    public func saveThroughput(_ bitsPerSecond: Double, for host: String) {
+    package func saveThroughput(_ bitsPerSecond: Double, for host: String) {
         withIndex("save the throughput estimate for \(host)", fallback: ()) { database throws(SQLiteError) in
             try database.run("INSERT OR REPLACE INTO estimates (host, bits_per_second, saved_at) VALUES (?, ?, ?)",
                              [.text(host), .real(bitsPerSecond), .real(WallClock.now())])
@@ -236,7 +236,7 @@ public final class CacheStore: Sendable {
     /// writer's claim whose owner has died (its lock file is free) is dropped first. Where the
     /// index cannot be asked, the whole range comes back unclaimed (id nil): a range kept twice
     /// only costs space. Release with `releaseClaims`.
-    public func claim(_ range: ByteRange, of url: String) -> [RangeClaim] {
+    package func claim(_ range: ByteRange, of url: String) -> [RangeClaim] {
         let unchecked = [RangeClaim(id: nil, range: range)]
         let name: String
         do {
@@ -276,7 +276,7 @@ public final class CacheStore: Sendable {
     }
 
     /// Ends claims made by `claim`: other writers may keep those bytes from now on.
-    public func releaseClaims(_ claims: [RangeClaim]) {
+    package func releaseClaims(_ claims: [RangeClaim]) {
         let ids = claims.compactMap(\.id)
         guard !ids.isEmpty else { return }
         withIndex("release range claims", fallback: ()) { database throws(SQLiteError) in
@@ -292,7 +292,7 @@ public final class CacheStore: Sendable {
     /// under maxBytes; never a URL in `inUse`, nor one another live player is fetching (it holds
     /// a range claim on it). Returns the URLs dropped.
     @discardableResult
-    public func evict(inUse: Set<String>) -> [String] {
+    package func evict(inUse: Set<String>) -> [String] {
         let (victims, dropped) = withIndex("evict", fallback: ([], [])) { database throws(SQLiteError) in
             try database.writeTransaction { () throws(SQLiteError) -> ([String], [String]) in
                 let sizes = try database.query("""
@@ -318,7 +318,7 @@ public final class CacheStore: Sendable {
 
     /// Per URL: the entry, the bytes cached (FragmentCoverage.coveredBytes), in lastUsed order,
     /// newest first.
-    public func list() -> [(entry: CacheEntry, cachedBytes: Int64)] {
+    package func list() -> [(entry: CacheEntry, cachedBytes: Int64)] {
         withIndex("list the cache", fallback: []) { database throws(SQLiteError) in
             let entries = try database.query("SELECT \(Self.entryColumns) FROM entries ORDER BY last_used DESC, url", row: Self.entry(from:))
             var fragments: [String: [CachedFragment]] = [:]
@@ -341,7 +341,7 @@ public final class CacheStore: Sendable {
     ///
     /// Runs under the index's write lock: no fragment is published meanwhile, so a file found
     /// without a row is one whose row will never come.
-    public func verify(repair: Bool) -> [String] {
+    package func verify(repair: Bool) -> [String] {
         index.withLock { database in
             do throws(SQLiteError) {
                 return try database.writeTransaction { () throws(SQLiteError) -> [String] in

@@ -1,8 +1,11 @@
 /// A span of media time, in seconds from the start.
 public struct TimeRange: Equatable, Sendable {
+    /// Where it starts.
     public var start: Double
+    /// Where it ends, after `start`.
     public var end: Double
 
+    /// A span, as the fields say.
     public init(start: Double, end: Double) {
         self.start = start
         self.end = end
@@ -10,15 +13,15 @@ public struct TimeRange: Equatable, Sendable {
 }
 
 /// One segment of an HLS variant, where its bytes are and when it plays.
-public struct SegmentSpan: Equatable, Sendable {
-    public var url: String
+package struct SegmentSpan: Equatable, Sendable {
+    package var url: String
     /// Its BYTERANGE; nil: the whole resource.
-    public var byteRange: ByteRange?
+    package var byteRange: ByteRange?
     /// Seconds from the playlist's first segment.
-    public var start: Double
-    public var duration: Double
+    package var start: Double
+    package var duration: Double
 
-    public init(url: String, byteRange: ByteRange? = nil, start: Double, duration: Double) {
+    package init(url: String, byteRange: ByteRange? = nil, start: Double, duration: Double) {
         self.url = url
         self.byteRange = byteRange
         self.start = start
@@ -27,7 +30,7 @@ public struct SegmentSpan: Equatable, Sendable {
 }
 
 /// Where a network input's bytes lie in its media time, for telling what of it the disk cache holds.
-public enum CacheLayout: Equatable, Sendable {
+package enum CacheLayout: Equatable, Sendable {
     /// A progressive file: its bytes taken as spread evenly over its duration (an estimate, as
     /// a byte position is for a seek; an index at either end skews it a little).
     case bytes(url: String)
@@ -36,10 +39,10 @@ public enum CacheLayout: Equatable, Sendable {
 }
 
 /// The media time the disk cache holds, from what it holds in bytes: pure, tested by table.
-public enum CachedTimeRanges {
+package enum CachedTimeRanges {
     /// A progressive file's cached fragments as time, its `contentLength` bytes spread evenly
     /// over `duration`; overlapping and adjacent fragments give one range.
-    public static func progressive(fragments: [CachedFragment], contentLength: Int64, duration: Double) -> [TimeRange] {
+    package static func progressive(fragments: [CachedFragment], contentLength: Int64, duration: Double) -> [TimeRange] {
         guard contentLength > 0, duration > 0 else { return [] }
         var covered: [ByteRange] = []
         for fragment in fragments.sorted(by: { $0.offset < $1.offset }) {
@@ -56,7 +59,7 @@ public enum CachedTimeRanges {
     }
 
     /// The cached segments' times (`cached[i]` for `spans[i]`), consecutive ones as one range.
-    public static func segments(_ spans: [SegmentSpan], cached: [Bool]) -> [TimeRange] {
+    package static func segments(_ spans: [SegmentSpan], cached: [Bool]) -> [TimeRange] {
         var ranges: [TimeRange] = []
         for (span, isCached) in zip(spans, cached) where isCached && span.duration > 0 {
             let end = span.start + span.duration

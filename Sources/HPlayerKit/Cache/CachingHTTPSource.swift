@@ -9,14 +9,14 @@ import Glibc
 /// `DiskCache.revalidationAge` is checked again first (`revalidate`), when the server answers.
 ///
 /// `open`, `read` and `seek` come on the read thread; `cancel` from any.
-public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
-    public private(set) var url: String
+package final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
+    package private(set) var url: String
     private let network: HTTPByteSource
     private let store: CacheStore
     private let revalidationAge: Double
     private var writer: CacheWriter?
     /// What the cache holds of the file opened with `open(at:)` (a progressive download).
-    public let cacheMap: CacheMap?
+    package let cacheMap: CacheMap?
 
     // The read thread's own.
     private var use = CacheUse.store
@@ -41,7 +41,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
     /// What is received is committed in blocks of this size, and what is left at a seek or at the end.
     static let blockSize = 1 << 20
 
-    public init(url: String, options: NetworkOptions, store: CacheStore) {
+    package init(url: String, options: NetworkOptions, store: CacheStore) {
         self.url = url
         self.store = store
         revalidationAge = options.cache?.revalidationAge ?? DiskCache.defaultRevalidationAge
@@ -54,22 +54,22 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         block.deallocate()
     }
 
-    public var info: ByteSourceInfo {
+    package var info: ByteSourceInfo {
         guard use == .store, let entry else { return network.info }
         return ByteSourceInfo(contentLength: entry.contentLength, mimeType: entry.mimeType, entityTag: entry.entityTag,
                               lastModified: entry.lastModified, acceptsRanges: entry.acceptsRanges)
     }
 
-    public var isCancelled: Bool { network.isCancelled }
+    package var isCancelled: Bool { network.isCancelled }
 
-    public func cancel() { network.cancel() }
+    package func cancel() { network.cancel() }
 
-    public func open(at offset: Int64) throws(MediaError) {
+    package func open(at offset: Int64) throws(MediaError) {
         cacheMap?.setLayout(.bytes(url: url))
         try open(url: url, at: offset, length: nil, isContinuation: false, caching: .store)
     }
 
-    public func open(url newURL: String, at offset: Int64, length: Int64?, isContinuation: Bool, caching: CacheUse) throws(MediaError) {
+    package func open(url newURL: String, at offset: Int64, length: Int64?, isContinuation: Bool, caching: CacheUse) throws(MediaError) {
         handOverBlock()
         closeFile()
         endGap()
@@ -94,7 +94,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         try fetchGap()
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         guard use == .store else {
             let count = try network.read(into: buffer)
             offset += Int64(count)
@@ -143,7 +143,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         }
     }
 
-    public func seek(to target: Int64) throws(MediaError) {
+    package func seek(to target: Int64) throws(MediaError) {
         guard use == .store else {
             try network.seek(to: target)
             offset = target
@@ -162,7 +162,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
         offset = target
     }
 
-    public func cachedContent(of target: String, limit: Int) -> [UInt8]? {
+    package func cachedContent(of target: String, limit: Int) -> [UInt8]? {
         guard let stored = store.entry(for: target).flatMap(revalidate), let length = stored.contentLength, length <= limit else {
             return nil
         }
@@ -181,7 +181,7 @@ public final class CachingHTTPSource: HTTPResource, @unchecked Sendable {
 
     /// Lets the connection go, hands what is left to the writer, and waits until everything is
     /// committed.
-    public func close() {
+    package func close() {
         network.close()
         handOverBlock()
         endGap()

@@ -1,9 +1,13 @@
 
 /// The disk cache as configured (`--cache-dir`, `--cache-max-bytes`), opened the first time a
 /// network resource needs it: playing a local file never touches it. One that cannot be opened
-/// is one warning, and everything is fetched uncached.
+/// is one warning, and everything is fetched uncached. Set it as `NetworkOptions.cache`; one
+/// instance may serve several players, and processes may share a directory.
 public final class DiskCache: Sendable {
+    /// Where the index and the fragment files are; made when the cache is first opened.
     public let directory: String
+    /// The size in bytes the cache is kept to: past it, the least recently used entries not in
+    /// use are given up.
     public let maxBytes: Int64
     /// Seconds after which what the server last confirmed is checked with it again.
     public let revalidationAge: Double
@@ -12,7 +16,15 @@ public final class DiskCache: Sendable {
     /// An hour: media is seldom replaced, and a check costs a request per resource.
     public static let defaultRevalidationAge = 3600.0
 
-    public init(directory: String = CacheStore.defaultDirectory(), maxBytes: Int64 = CacheStore.defaultMaxBytes,
+    /// The size `--cache-max-bytes` defaults to: 2 GiB.
+    public static var defaultMaxBytes: Int64 { CacheStore.defaultMaxBytes }
+
+    /// `$XDG_CACHE_HOME/hplayer`, else `$HOME/.cache/hplayer`.
+    public static func defaultDirectory() -> String { CacheStore.defaultDirectory() }
+
+    /// Opens nothing yet: the directory is made and the index opened when a network resource
+    /// first needs them.
+    public init(directory: String = DiskCache.defaultDirectory(), maxBytes: Int64 = DiskCache.defaultMaxBytes,
                 revalidationAge: Double = DiskCache.defaultRevalidationAge) {
         self.directory = directory
         self.maxBytes = maxBytes
@@ -36,5 +48,6 @@ public final class DiskCache: Sendable {
 }
 
 extension DiskCache: Equatable {
+    /// The same instance.
     public static func == (lhs: DiskCache, rhs: DiskCache) -> Bool { lhs === rhs }
 }

@@ -1,12 +1,12 @@
 /// A part of a requested byte range: bytes the cache holds, or a gap to fetch.
-public enum RangePiece: Equatable, Sendable {
+package enum RangePiece: Equatable, Sendable {
     case cached(CachedFragment, offsetInFragment: Int64, length: Int64)
     /// A nil length runs to the end of the content, whose length is unknown.
     case gap(offset: Int64, length: Int64?)
 }
 
 /// How a URL's cached fragments cover a byte range: what to read from disk and what to fetch.
-public enum FragmentCoverage {
+package enum FragmentCoverage {
     /// How `[offset, offset+length)` (length nil: to `contentLength`, or to the end when that is
     /// nil too) is covered by `fragments` (any order, may overlap): cached pieces (preferring the
     /// fragment that reaches furthest) and gaps, in order, with no overlap, adjacent pieces merged
@@ -14,7 +14,7 @@ public enum FragmentCoverage {
     ///
     /// A known `contentLength` also ends a range given a length: no gap asks for bytes past the
     /// end of the content.
-    public static func pieces(offset: Int64, length: Int64?, contentLength: Int64?, fragments: [CachedFragment]) -> [RangePiece] {
+    package static func pieces(offset: Int64, length: Int64?, contentLength: Int64?, fragments: [CachedFragment]) -> [RangePiece] {
         let requestedEnd = length.map { offset + $0 }
         let end = switch (requestedEnd, contentLength) {
         case let (requested?, content?): min(requested, content)
@@ -45,7 +45,7 @@ public enum FragmentCoverage {
     }
 
     /// Bytes of [0, contentLength) covered by the fragments (overlaps counted once).
-    public static func coveredBytes(of fragments: [CachedFragment], contentLength: Int64?) -> Int64 {
+    package static func coveredBytes(of fragments: [CachedFragment], contentLength: Int64?) -> Int64 {
         let limit = contentLength ?? .max
         var covered: Int64 = 0
         var reached: Int64 = 0

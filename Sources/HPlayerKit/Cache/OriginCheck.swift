@@ -4,8 +4,8 @@ import Glibc
 /// fragment, each fetched as a range past the cache (`hplayer cache verify --origin`). A cache
 /// whose files agree with its index can still hold bytes that are not the server's: a disk's
 /// silent damage, or a file changed on the server without new validators.
-public enum OriginCheck {
-    public enum Outcome: Equatable, Sendable {
+package enum OriginCheck {
+    package enum Outcome: Equatable, Sendable {
         case same
         /// The server now describes other content: another length, ETag or Last-Modified.
         case changed(String)
@@ -15,7 +15,7 @@ public enum OriginCheck {
         case unchecked(String)
     }
 
-    public static func compare(_ entry: CacheEntry, fragments: [CachedFragment], options: NetworkOptions) -> Outcome {
+    package static func compare(_ entry: CacheEntry, fragments: [CachedFragment], options: NetworkOptions) -> Outcome {
         var options = options
         options.cache = nil
         let server = HTTPByteSource(url: entry.url, options: options)

@@ -1,5 +1,7 @@
 /// What an app or a window talks to: autoplay, a seek asked before the media is ready, controls.
+/// Thread-safe: call it from any thread but an output's render or refresh callback.
 public protocol PlayerControlling: AnyObject, Sendable {
+    /// The player controlled, which it owns: read its state and events from it.
     var player: MediaPlayer { get }
     /// Play as soon as the media is prepared. play() and pause() set it.
     var autoplay: Bool { get }
@@ -7,9 +9,14 @@ public protocol PlayerControlling: AnyObject, Sendable {
     var position: Double { get }
     /// `position`, by `status` (the player's, read once by the caller with what else it reads).
     func position(in status: PlayerStatus) -> Double
+    /// Opens the media (the player's `prepare`); with `autoplay`, it plays once prepared.
     func load()
+    /// Plays, and sets `autoplay`; before the media is prepared it only sets `autoplay`.
     func play()
+    /// Pauses, and clears `autoplay`, so that the media does not start once prepared.
     func pause()
+    /// A seek to `position` seconds from the start; before the media is prepared it is kept
+    /// (the last one wins) and applied once it is. `mode` nil: the player's default.
     func seek(to position: Double, mode: SeekMode?)
     /// A seek to a start position: a percentage waits for the duration, once prepared.
     func seek(to start: StartPosition, mode: SeekMode?)
@@ -17,6 +24,8 @@ public protocol PlayerControlling: AnyObject, Sendable {
     /// Fullscreen, screenshots and quit belong to the window and the program, and are left to them.
     @discardableResult
     func perform(_ command: PlayerCommand) -> String?
+    /// Closes the player: playback stops, every thread is joined, every event stream ends. Not
+    /// from an output's render or refresh callback, whose thread it joins.
     func close()
 }
 
@@ -38,6 +47,8 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     private var pendingSeek: (target: StartPosition, mode: SeekMode?)?
     private var observation: Task<Void, Never>?
 
+    /// Starts listening to `player`'s events at once, so no `prepared` is missed; call `load`
+    /// to open the media.
     public init(player: MediaPlayer, autoplay: Bool = true) {
         self.player = player
         autoplayValue = autoplay

@@ -2,12 +2,14 @@
 /// `[[hh:]mm:]ss` (`1:30`, `01:02:03.5`), either before the end when negative (`-5`), or a
 /// percentage of the duration (`25%`).
 public enum StartPosition: Equatable, Sendable {
+    /// Seconds from the start.
     case seconds(Double)
     /// A fraction of the duration, 0...1.
     case fraction(Double)
     /// Seconds before the end.
     case beforeEnd(Double)
 
+    /// Reads one of the forms above; nil for anything else (a percentage past 100, `1:75`).
     public init?(_ text: String) {
         if text.hasPrefix("-") {
             guard case .seconds(let seconds)? = StartPosition(String(text.dropFirst())) else { return nil }

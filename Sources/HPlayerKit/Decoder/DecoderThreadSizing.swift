@@ -6,20 +6,20 @@
 /// 1x most of them wait: mpv with one thread peaks 16 % lower at the same CPU. So playback starts
 /// with what the stream's pixel rate asks, and grows when decoding is measured to take more
 /// than `targetLoad` of each frame interval.
-public enum DecoderThreadSizing {
+package enum DecoderThreadSizing {
     /// Pixels a second one thread is taken to decode before anything is measured: a slow
     /// core's H.264 or HEVC (a 2020s desktop core decodes about 400 M, 1080p H.264 at 6 Mb/s
     /// and 4K HEVC at 20 alike), so a start rarely falls behind.
-    public static let pixelsPerThreadSecond = 200e6
+    package static let pixelsPerThreadSecond = 200e6
     /// Decoding may take this share of each frame interval; the rest is headroom for key
     /// pictures, bursts of bits and the other threads of the player.
-    public static let targetLoad = 0.5
+    package static let targetLoad = 0.5
     /// libavcodec's own limit on the threads it picks.
-    public static let maximum = 16
+    package static let maximum = 16
 
     /// Threads to start with: the stream's pixel rate at this speed, against what one thread is
     /// taken to decode, with the headroom; at least 1, at most the cores (and `maximum`).
-    public static func initialThreads(width: Int, height: Int, framesPerSecond: Double, speed: Double, cores: Int) -> Int {
+    package static func initialThreads(width: Int, height: Int, framesPerSecond: Double, speed: Double, cores: Int) -> Int {
         let pixelRate = Double(max(width, 0) * max(height, 0)) * max(framesPerSecond, 0) * max(speed, 1)
         let needed = pixelRate / (pixelsPerThreadSecond * targetLoad)
         return clamp(needed.isFinite ? Int(needed.rounded(.up)) : maximum, cores: cores)
@@ -31,7 +31,7 @@ public enum DecoderThreadSizing {
     /// target load, `current`; above it, what brings the load back to the target, at least
     /// double (with frame threads, the time measured is only what they could not hide).
     /// Never fewer: dropping threads costs a switch for memory alone.
-    public static func threads(current: Int, frameInterval: Double, decodeTime: Double, cores: Int) -> Int {
+    package static func threads(current: Int, frameInterval: Double, decodeTime: Double, cores: Int) -> Int {
         guard frameInterval > 0, decodeTime > frameInterval * targetLoad else { return clamp(current, cores: cores) }
         let scaled = Double(current) * decodeTime / (frameInterval * targetLoad)
         let grown = max(current * 2, scaled.isFinite ? Int(scaled.rounded(.up)) : maximum)

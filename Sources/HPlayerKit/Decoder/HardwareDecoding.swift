@@ -2,7 +2,16 @@ import CFFmpeg
 
 /// A hardware decoding API, by mpv's `--hwdec` names.
 public enum HardwareAPI: String, CaseIterable, Sendable {
-    case vaapi, vdpau, nvdec, cuda, vulkan
+    /// VA-API: Intel, AMD.
+    case vaapi
+    /// VDPAU: older NVIDIA and AMD drivers.
+    case vdpau
+    /// NVIDIA's NVDEC, through a CUDA device.
+    case nvdec
+    /// NVIDIA, as `nvdec`: both open a CUDA device.
+    case cuda
+    /// Vulkan video.
+    case vulkan
 
     /// libavutil's device type: NVDEC is reached through a CUDA device.
     var deviceType: AVHWDeviceType {
@@ -16,14 +25,20 @@ public enum HardwareAPI: String, CaseIterable, Sendable {
 }
 
 /// mpv's `--hwdec`: no (the default, as mpv's), auto, or one API.
+/// Set it as `SourceOptions.hardwareDecoding`.
 public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
+    /// Software decoding.
     case no
+    /// The first API that opens, of NVDEC, VA-API and VDPAU; software where none does.
     case auto
+    /// This API, or software where it does not open.
     case api(HardwareAPI)
 
     /// The order `auto` tries: NVIDIA's, then VA-API (Intel, AMD), then VDPAU, as mpv's auto.
     static let autoOrder: [HardwareAPI] = [.nvdec, .vaapi, .vdpau]
 
+    /// Reads `--hwdec`'s values: "no", "auto" (or "yes", "auto-safe"), or an API's name; nil
+    /// for anything else.
     public init?(_ text: String) {
         switch text {
         case "no": self = .no
@@ -43,6 +58,7 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The `--hwdec` value that reads back as this.
     public var description: String {
         switch self {
         case .no: "no"
@@ -51,6 +67,7 @@ public enum HardwareDecoding: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every `--hwdec` value `init?(_:)` takes, but the aliases of "auto".
     public static let names = ["no", "auto"] + HardwareAPI.allCases.map(\.rawValue)
 }
 

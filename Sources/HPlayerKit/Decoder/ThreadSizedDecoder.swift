@@ -1,12 +1,15 @@
 import CFFmpeg
 import Synchronization
 
-/// The playback speed, as the player sets it, for a decoder that sizes itself to it.
+/// The playback speed, as the player sets it, for a decoder that sizes itself to it
+/// (`SourceOptions.playbackRate`). Read and written from any thread.
 public final class PlaybackRate: Sendable {
     private let value: Atomic<Double>
 
+    /// A rate starting at `speed`.
     public init(_ speed: Double = 1) { value = Atomic(speed) }
 
+    /// Media seconds per second.
     public var speed: Double {
         get { value.load(ordering: .relaxed) }
         set { value.store(newValue, ordering: .relaxed) }

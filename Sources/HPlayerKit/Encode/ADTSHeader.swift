@@ -1,20 +1,20 @@
 /// The 7-byte header ADTS puts before each raw AAC frame (ISO/IEC 13818-7 and 14496-3), as
 /// FFmpeg's adts muxer writes it: no CRC, one raw data block, buffer fullness 0x7FF (variable
 /// bit rate).
-public struct ADTSHeader: Equatable, Sendable {
+package struct ADTSHeader: Equatable, Sendable {
     /// The audio object type: 2 for AAC-LC. ADTS keeps two bits of it (the type minus one).
-    public var objectType: Int
-    public var sampleRate: Int
-    public var channelCount: Int
+    package var objectType: Int
+    package var sampleRate: Int
+    package var channelCount: Int
 
     /// The sample rates ADTS can name, at their sampling-frequency index.
-    public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
-    public static let size = 7
+    package static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    package static let size = 7
     /// The largest frame a header's 13-bit length can hold, header included.
-    public static let maximumFrameLength = (1 << 13) - 1
+    package static let maximumFrameLength = (1 << 13) - 1
 
     /// Why ADTS cannot carry `objectType` at `sampleRate` with `channelCount` channels; nil when it can.
-    public static func refusal(objectType: Int, sampleRate: Int, channelCount: Int) -> String? {
+    package static func refusal(objectType: Int, sampleRate: Int, channelCount: Int) -> String? {
         if !(1...4).contains(objectType) {
             return "ADTS carries AAC Main, LC, SSR or LTP only (audio object type \(objectType))"
         }
@@ -29,7 +29,7 @@ public struct ADTSHeader: Equatable, Sendable {
         return nil
     }
 
-    public init(objectType: Int, sampleRate: Int, channelCount: Int) throws(ADTSError) {
+    package init(objectType: Int, sampleRate: Int, channelCount: Int) throws(ADTSError) {
         if let reason = Self.refusal(objectType: objectType, sampleRate: sampleRate, channelCount: channelCount) {
             throw ADTSError(reason: reason)
         }
@@ -39,7 +39,7 @@ public struct ADTSHeader: Equatable, Sendable {
     }
 
     /// The header for a raw frame of `payloadLength` bytes.
-    public func bytes(payloadLength: Int) throws(ADTSError) -> [UInt8] {
+    package func bytes(payloadLength: Int) throws(ADTSError) -> [UInt8] {
         let frameLength = payloadLength + Self.size
         guard payloadLength >= 0, frameLength <= Self.maximumFrameLength else {
             throw ADTSError(reason: "an AAC frame of \(payloadLength) bytes is too long for ADTS")
@@ -63,6 +63,6 @@ public struct ADTSHeader: Equatable, Sendable {
     }
 }
 
-public struct ADTSError: Error, Equatable, Sendable {
-    public var reason: String
+package struct ADTSError: Error, Equatable, Sendable {
+    package var reason: String
 }

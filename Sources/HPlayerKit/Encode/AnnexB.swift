@@ -1,25 +1,25 @@
 /// H.264 in Annex B form: NAL units after 3- or 4-byte start codes (00 00 01, 00 00 00 01).
-public enum AnnexB {
+package enum AnnexB {
     /// One NAL unit: its type (the low 5 bits of its first byte) and where its bytes lie,
     /// start code excluded.
-    public struct NALUnit: Equatable, Sendable {
-        public var type: Int
-        public var range: Range<Int>
+    package struct NALUnit: Equatable, Sendable {
+        package var type: Int
+        package var range: Range<Int>
     }
 
     /// The H.264 NAL unit types a writer and a checker care about (ITU-T H.264 table 7-1).
-    public enum H264Type {
-        public static let slice = 1
-        public static let idrSlice = 5
-        public static let sei = 6
-        public static let sps = 7
-        public static let pps = 8
-        public static let accessUnitDelimiter = 9
+    package enum H264Type {
+        package static let slice = 1
+        package static let idrSlice = 5
+        package static let sei = 6
+        package static let sps = 7
+        package static let pps = 8
+        package static let accessUnitDelimiter = 9
     }
 
     /// The NAL units in `bytes`, in order. Bytes before the first start code are skipped; the
     /// zero bytes before a start code belong to it, not to the unit before (trailing_zero_8bits).
-    public static func nalUnits(in bytes: UnsafeBufferPointer<UInt8>) -> [NALUnit] {
+    package static func nalUnits(in bytes: UnsafeBufferPointer<UInt8>) -> [NALUnit] {
         var units: [NALUnit] = []
         var unitStart: Int?
         var index = 0
@@ -39,7 +39,7 @@ public enum AnnexB {
         return units.filter { !$0.range.isEmpty }
     }
 
-    public static func nalUnits(in bytes: [UInt8]) -> [NALUnit] {
+    package static func nalUnits(in bytes: [UInt8]) -> [NALUnit] {
         bytes.withUnsafeBufferPointer { nalUnits(in: $0) }
     }
 
@@ -52,7 +52,7 @@ public enum AnnexB {
 
     /// Whether every access unit that holds an IDR slice also holds an SPS and a PPS before the
     /// IDR's first slice. `accessUnits` are the NAL unit types of each access unit, in order.
-    public static func everyIDRHasParameterSets(_ accessUnits: [[Int]]) -> Bool {
+    package static func everyIDRHasParameterSets(_ accessUnits: [[Int]]) -> Bool {
         accessUnits.allSatisfy { types in
             guard let idr = types.firstIndex(of: H264Type.idrSlice) else { return true }
             let before = types[..<idr]

@@ -3,54 +3,54 @@ import Synchronization
 
 /// What `hplayer encode` does: one source, encoders for its picture and sound, and the files
 /// they go to.
-public struct EncodeJob: Sendable {
-    public var input: String
+package struct EncodeJob: Sendable {
+    package var input: String
     /// The demuxer for a capture device or a lavfi graph; nil: guessed from the input.
-    public var inputFormat: InputFormat?
+    package var inputFormat: InputFormat?
     /// The sound from another input (a microphone beside a camera): `input` then gives the
     /// picture only. Both are timed from the earlier of their starts.
-    public var audioInput: String?
-    public var audioInputFormat: InputFormat?
-    public var outputs: [String]
-    public var video = VideoEncodeSettings()
-    public var audio = AudioEncodeSettings()
-    public var hardware = HardwareEncoder.no
+    package var audioInput: String?
+    package var audioInputFormat: InputFormat?
+    package var outputs: [String]
+    package var video = VideoEncodeSettings()
+    package var audio = AudioEncodeSettings()
+    package var hardware = HardwareEncoder.no
     /// Seconds of the source to encode; nil: all of it.
-    public var duration: Double?
-    public var network = NetworkOptions()
+    package var duration: Double?
+    package var network = NetworkOptions()
     /// An HLS package made in the same pass, with a video encoding per rung.
-    public var package: PackageSettings?
+    package var package: PackageSettings?
     /// Real-time pushes (rtmp://, srt://).
-    public var pushes: [String] = []
+    package var pushes: [String] = []
     /// Encode no faster than the source plays (ffmpeg's -re): a live package from a file or a
     /// pattern. A capture device is real time by itself.
-    public var isPaced = false
+    package var isPaced = false
 
-    public init(input: String, outputs: [String]) {
+    package init(input: String, outputs: [String]) {
         self.input = input
         self.outputs = outputs
     }
 }
 
 /// How far an encode has got, for the progress line.
-public struct EncodeProgress: Sendable, Equatable {
+package struct EncodeProgress: Sendable, Equatable {
     /// Pictures encoded (blocks of sound when there is no picture).
-    public var frames = 0
+    package var frames = 0
     /// How far into the source, in seconds.
-    public var position = 0.0
+    package var position = 0.0
     /// Bytes written to the outputs.
-    public var bytes = 0
+    package var bytes = 0
     /// The source's length, or the asked duration; nil when unknown (a live source).
-    public var duration: Double?
+    package var duration: Double?
 }
 
 /// An encode in progress: the engine's source reads and decodes the input (anything hplayer
 /// plays, or a capture device), a thread per stream encodes what its track decodes, and every
 /// packet goes to each output that takes its kind.
-public final class EncodeSession: SourceDelegate, @unchecked Sendable {
+package final class EncodeSession: SourceDelegate, @unchecked Sendable {
     /// The packets read ahead of decoding, at most: the encoder, not the reading, sets the pace.
     static let readAheadBytes = 64 << 20
-    public let job: EncodeJob
+    package let job: EncodeJob
     /// The input, and the sound's own when it has one: each opens on its read thread, and
     /// encoding starts when the last has opened.
     private let sources: [FFmpegSource]
@@ -90,7 +90,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     private var videoTrack: Track?
     private var audioTrack: Track?
 
-    public init(job: EncodeJob) throws(MediaError) {
+    package init(job: EncodeJob) throws(MediaError) {
         self.job = job
         guard !job.outputs.isEmpty || job.package != nil || !job.pushes.isEmpty else { throw MediaError(input: job.input, reason: "no output given") }
         var made: [EncodeOutput] = []
@@ -123,10 +123,10 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
     }
 
     /// Opens the sources; encoding starts once they are open.
-    public func start() { sources.forEach { $0.open(delegate: self) } }
+    package func start() { sources.forEach { $0.open(delegate: self) } }
 
     /// Ends the encode early (Ctrl-C): what was encoded so far is drained and the files finished.
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .relaxed)
         // Before the source is open no encode thread hears that: the open is aborted instead
         // (a network input or a device can wait a long time), and fails.
@@ -137,17 +137,17 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         if abortsOpen { sources.forEach { $0.close() } }
     }
 
-    public var progress: EncodeProgress {
+    package var progress: EncodeProgress {
         var progress = state.withLock { progressValue }
         progress.bytes = outputs.withLock { $0.reduce(0) { $0 + $1.bytesWritten } }
         return progress
     }
 
     /// A line per encoder: which one runs, and why one asked for did not.
-    public var encoders: [String] { state.withLock { encoderLines } }
+    package var encoders: [String] { state.withLock { encoderLines } }
 
     /// Waits for the end: every output finished, or the first error.
-    public func wait() throws(MediaError) {
+    package func wait() throws(MediaError) {
         let result = state.withLock {
             while outcome == nil { state.wait() }
             return outcome!
@@ -159,7 +159,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
 
     // MARK: SourceDelegate (the source's read thread)
 
-    public func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError) {
+    package func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError) {
         // Each source configures its own tracks before it returns (decoding starts then).
         if let track = tracks.first(where: { $0.kind == .video }) {
             video = try VideoEncoderSet.open(job: job, takers: takers, info: info, track: track)
@@ -218,7 +218,7 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         state.withLock { threads = encoding + [watcher] }
     }
 
-    public func source(_ source: MediaSource, didFailWith error: MediaError) {
+    package func source(_ source: MediaSource, didFailWith error: MediaError) {
         stopping.store(true, ordering: .relaxed)
         state.withLock {
             let isOpen = !threads.isEmpty
@@ -230,11 +230,11 @@ public final class EncodeSession: SourceDelegate, @unchecked Sendable {
         }
     }
 
-    public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
+    package func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {
         throw MediaError(input: source.url, reason: "no switch of stream while encoding")
     }
 
-    public func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {}
+    package func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int) {}
 
     // MARK: Encoding
 

@@ -2,13 +2,13 @@ import Glibc
 
 /// What `hplayer encode --from` names: a file or URL, a generated test pattern, a lavfi graph, a
 /// camera, a microphone or the X11 screen. Devices come through libavdevice's demuxers.
-public struct EncodeSource: Equatable, Sendable {
+package struct EncodeSource: Equatable, Sendable {
     /// What libavformat opens: a path, a URL, a device or a filter graph.
-    public var url: String
-    public var format: InputFormat?
+    package var url: String
+    package var format: InputFormat?
 
     /// The test pattern's picture and frame rate when `pattern:` names none.
-    public static let defaultPattern = (width: 1280, height: 720, rate: 30)
+    package static let defaultPattern = (width: 1280, height: 720, rate: 30)
 
     /// `text` as a source; `display` is $DISPLAY, for `x11:` without one.
     /// - `pattern:` or `pattern:WxH@FPS`: FFmpeg's testsrc2 picture with a 440 Hz tone
@@ -16,7 +16,7 @@ public struct EncodeSource: Equatable, Sendable {
     /// - `lavfi:GRAPH`: any lavfi graph (outputs out0, out1, … as `ffmpeg -f lavfi` takes them);
     /// - `v4l2:/dev/videoN`, `pulse:[SOURCE]`, `alsa:[DEVICE]`, `x11:[DISPLAY]`;
     /// - anything else: a file or URL, as hplayer plays it.
-    public static func parse(_ text: String, display: String?) throws(MediaError) -> EncodeSource {
+    package static func parse(_ text: String, display: String?) throws(MediaError) -> EncodeSource {
         guard let colon = text.firstIndex(of: ":") else { return EncodeSource(url: text, format: nil) }
         let scheme = String(text[..<colon])
         let rest = String(text[text.index(after: colon)...])

@@ -2,16 +2,16 @@ import CFFmpeg
 import CHPlayerShim
 
 /// A libav* error code with FFmpeg's own text for it.
-public struct FFmpegError: Error, CustomStringConvertible, Equatable {
-    public let code: Int32
+package struct FFmpegError: Error, CustomStringConvertible, Equatable {
+    package let code: Int32
 
-    public init(_ code: Int32) { self.code = code }
+    package init(_ code: Int32) { self.code = code }
 
-    public static let endOfFile = FFmpegError(hp_averror_eof())
-    public static let tryAgain = FFmpegError(hp_averror_eagain())
-    public static let exit = FFmpegError(hp_averror_exit())
+    package static let endOfFile = FFmpegError(hp_averror_eof())
+    package static let tryAgain = FFmpegError(hp_averror_eagain())
+    package static let exit = FFmpegError(hp_averror_exit())
 
-    public var description: String {
+    package var description: String {
         var buffer = [CChar](repeating: 0, count: 256)
         av_strerror(code, &buffer, buffer.count)
         return String(cBuffer: buffer)

@@ -12,10 +12,12 @@ public final class Frame: @unchecked Sendable {
     /// The pts in the media, in seconds: as the container gives it (pts_time in ffprobe's words),
     /// except after a jump in the stream's timestamps, which is smoothed over.
     public internal(set) var mediaPts: Double = 0
+    /// Seconds the picture is shown, or the samples last; 0 when the stream does not say.
     public internal(set) var duration: Double = 0
     /// The seek serial the frame was decoded under; renderers drop frames of an older serial.
     public internal(set) var serial = 0
-    public internal(set) var loopPass = 0
+    /// Which pass of a loop the frame belongs to (0: the first).
+    package internal(set) var loopPass = 0
     /// Audio only: samples at the start already handed to the output, or trimmed by an exact seek.
     var consumedSamples = 0
     /// Audio only: media seconds per second of these samples (the speed they were stretched for;
@@ -59,8 +61,11 @@ public final class Frame: @unchecked Sendable {
         loopPass = 0
     }
 
+    /// A picture's width in pixels (0 for audio).
     public var width: Int { Int(avFrame.pointee.width) }
+    /// A picture's height in pixels (0 for audio).
     public var height: Int { Int(avFrame.pointee.height) }
+    /// A picture's pixel format: one of the output's `acceptedPixelFormats` when it names any.
     public var pixelFormat: PixelFormat { PixelFormat(avPixelFormat) }
     /// Width / height of one pixel, as the decoder gives it; nil when unspecified.
     public var sampleAspectRatio: Double? {
@@ -68,6 +73,7 @@ public final class Frame: @unchecked Sendable {
         return ratio.num > 0 && ratio.den > 0 ? Double(ratio.num) / Double(ratio.den) : nil
     }
     var avPixelFormat: AVPixelFormat { AVPixelFormat(rawValue: avFrame.pointee.format) }
+    /// Audio: samples per channel in the frame (0 for a picture).
     public var sampleCount: Int { Int(avFrame.pointee.nb_samples) }
 
     /// The start of plane `index` (interleaved audio has one).
@@ -75,6 +81,7 @@ public final class Frame: @unchecked Sendable {
         withUnsafeBytes(of: avFrame.pointee.data) { $0.load(fromByteOffset: index * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
     }
 
+    /// Bytes from one row of plane `index` to the next, padding included (audio: the plane's size).
     public func lineSize(_ index: Int) -> Int {
         withUnsafeBytes(of: avFrame.pointee.linesize) { Int($0.load(fromByteOffset: index * MemoryLayout<Int32>.stride, as: Int32.self)) }
     }

@@ -5,9 +5,13 @@ import Glibc
 /// capture device (v4l2, pulse, alsa, x11grab) or a lavfi filter graph, which libavdevice
 /// provides.
 public struct InputFormat: Sendable, Equatable {
+    /// libavformat's name of the format ("v4l2", "pulse", "lavfi").
     public var name: String
+    /// The format's private options, as `-f NAME -OPTION VALUE` would give them
+    /// ("video_size": "1280x720").
     public var options: [String: String]
 
+    /// A format, as the fields say: set it as `SourceOptions.inputFormat`.
     public init(name: String, options: [String: String] = [:]) {
         self.name = name
         self.options = options

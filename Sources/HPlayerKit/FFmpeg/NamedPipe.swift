@@ -49,8 +49,8 @@ enum NamedPipe {
 }
 
 /// `-`: media read from standard input (`cat stream.h264 | hplayer -`).
-public enum StandardInput {
-    public static let url = "-"
+package enum StandardInput {
+    package static let url = "-"
 
     /// Standard input opened anew, non-blocking as a named pipe's, so libavformat's reads
     /// (`pipe:FD`) wait in steps that its interrupt callback ends. Opened through /proc rather

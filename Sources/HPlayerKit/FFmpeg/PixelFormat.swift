@@ -18,6 +18,8 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// libavutil's name for it: yuv420p, nv12, …
     public var description: String { av_get_pix_fmt_name(av).map { String(cString: $0) } ?? "none" }
 
+    /// The same libavutil format.
     public static func == (lhs: PixelFormat, rhs: PixelFormat) -> Bool { lhs.av.rawValue == rhs.av.rawValue }
+    /// Hashes the libavutil format.
     public func hash(into hasher: inout Hasher) { hasher.combine(av.rawValue) }
 }

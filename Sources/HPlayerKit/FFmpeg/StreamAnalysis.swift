@@ -7,19 +7,19 @@ import CFFmpeg
 /// channels and start, which is all playback needs (the decoders report pixel and sample formats
 /// themselves). Other containers, and a header missing any of these, get the analysis; so does
 /// the probe, which reports the bit rates and profiles only the analysis finds.
-public enum StreamAnalysis {
+package enum StreamAnalysis {
     /// What a container's header says of one stream, before any analysis.
-    public struct StreamHeader: Equatable, Sendable {
+    package struct StreamHeader: Equatable, Sendable {
         /// nil: neither video nor audio (data, subtitles), which playback does not need.
-        public var kind: MediaKind?
-        public var isCodecKnown: Bool
-        public var width = 0
-        public var height = 0
-        public var sampleRate = 0
-        public var channelCount = 0
-        public var hasStartTime: Bool
+        package var kind: MediaKind?
+        package var isCodecKnown: Bool
+        package var width = 0
+        package var height = 0
+        package var sampleRate = 0
+        package var channelCount = 0
+        package var hasStartTime: Bool
 
-        public init(kind: MediaKind?, isCodecKnown: Bool, width: Int = 0, height: Int = 0, sampleRate: Int = 0,
+        package init(kind: MediaKind?, isCodecKnown: Bool, width: Int = 0, height: Int = 0, sampleRate: Int = 0,
                     channelCount: Int = 0, hasStartTime: Bool) {
             self.kind = kind
             self.isCodecKnown = isCodecKnown
@@ -34,7 +34,7 @@ public enum StreamAnalysis {
     /// libavformat's name of the containers whose headers are trusted.
     static let completeHeaderFormats: Set<String> = ["mov,mp4,m4a,3gp,3g2,mj2"]
 
-    public static func isNeeded(formatName: String, streams: [StreamHeader]) -> Bool {
+    package static func isNeeded(formatName: String, streams: [StreamHeader]) -> Bool {
         guard completeHeaderFormats.contains(formatName),
               streams.contains(where: { $0.kind != nil }) else { return true }
         return streams.contains { stream in

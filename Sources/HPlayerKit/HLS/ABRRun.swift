@@ -1,13 +1,13 @@
 /// How full the player's buffer is, as the bitrate policy sees it.
-public struct BufferLevel: Equatable, Sendable {
+package struct BufferLevel: Equatable, Sendable {
     /// Seconds of media read ahead of the playhead.
-    public var seconds: Double
+    package var seconds: Double
     /// The most the player reads ahead, seconds.
-    public var maximum: Double
+    package var maximum: Double
     /// Playback is waiting for data (starting, or run dry).
-    public var isStarved: Bool
+    package var isStarved: Bool
 
-    public init(seconds: Double, maximum: Double, isStarved: Bool) {
+    package init(seconds: Double, maximum: Double, isStarved: Bool) {
         self.seconds = seconds
         self.maximum = maximum
         self.isStarved = isStarved

@@ -2,10 +2,10 @@
 /// The audio rendition the variant playing calls for: set by the variant's stream when it moves
 /// to a variant of another AUDIO group, and followed by the rendition's stream from its next
 /// segment boundary on.
-public final class AudioRenditionChoice: Sendable {
+package final class AudioRenditionChoice: Sendable {
     private let wantedURL = Locked<String?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// The media playlist URL of the rendition to play; nil before the first is chosen.
     var wanted: String? {

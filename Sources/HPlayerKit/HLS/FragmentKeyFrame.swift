@@ -5,9 +5,9 @@
 /// `moof` gives the first sample's flags in the video track's `traf` (`trun`'s first-sample or
 /// per-sample flags, else `tfhd`'s default, else `trex`'s). A sample is a sync sample unless
 /// its flags set sample_is_non_sync_sample.
-public enum FragmentKeyFrame {
+package enum FragmentKeyFrame {
     /// true or false for a fragment with a video track; nil where it cannot tell.
-    public static func startsWithKeyFrame(initSection: [UInt8], fragment: [UInt8]) -> Bool? {
+    package static func startsWithKeyFrame(initSection: [UInt8], fragment: [UInt8]) -> Bool? {
         guard let moov = children(of: initSection, in: 0..<initSection.count).first(where: { $0.type == "moov" }),
               let video = videoTrack(in: initSection, moov: moov.payload),
               let moof = children(of: fragment, in: 0..<fragment.count).first(where: { $0.type == "moof" }) else { return nil }

@@ -1,9 +1,12 @@
-/// Which variant of a master playlist plays: `--hls-bitrate`, as mpv's, and our default.
+/// Which variant of a master playlist plays: `--hls-bitrate`, as mpv's, and our default. Set it
+/// as `NetworkOptions.hlsBitrate`.
 public enum HLSBitrate: Equatable, Sendable {
     /// The default: the first segment from the lowest variant, then each next segment's variant
     /// as the bitrate policy (`--hls-abr`, ABRPolicy) picks it.
     case auto
+    /// The variant of the highest bandwidth, throughout.
     case max
+    /// The variant of the lowest bandwidth, throughout.
     case min
     /// The highest variant at or below this many bits per second (the lowest when none is).
     case atMost(Int)

@@ -1,19 +1,19 @@
 /// An HLS playlist (RFC 8216) as the parser reads it: a master playlist lists variants and
 /// renditions, a media playlist lists segments.
-public enum HLSPlaylist: Equatable, Sendable {
+package enum HLSPlaylist: Equatable, Sendable {
     case master(HLSMasterPlaylist)
     case media(HLSMediaPlaylist)
 }
 
-public struct HLSMasterPlaylist: Equatable, Sendable {
-    public var variants: [HLSVariant] = []
-    public var renditions: [HLSRendition] = []
-    public var hasIndependentSegments = false
+package struct HLSMasterPlaylist: Equatable, Sendable {
+    package var variants: [HLSVariant] = []
+    package var renditions: [HLSRendition] = []
+    package var hasIndependentSegments = false
 
     /// The rendition of `variant`'s AUDIO group played by default: the group's DEFAULT=YES one,
     /// else its first AUTOSELECT=YES one, else its first. nil: the variant has no AUDIO group,
     /// or the group lists none. A rendition without a URI is the variant's own sound.
-    public func defaultAudioRendition(of variant: HLSVariant) -> HLSRendition? {
+    package func defaultAudioRendition(of variant: HLSVariant) -> HLSRendition? {
         guard let group = variant.audioGroup else { return nil }
         let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
         return inGroup.first(where: \.isDefault) ?? inGroup.first(where: \.autoselect) ?? inGroup.first
@@ -22,7 +22,7 @@ public struct HLSMasterPlaylist: Equatable, Sendable {
     /// The rendition of `variant`'s AUDIO group that follows `current` (the one playing, of
     /// another group) when the stream moves to `variant`: the one of the same language, by the
     /// same name among several; the group's default when none has the language.
-    public func audioRendition(of variant: HLSVariant, following current: HLSRendition?) -> HLSRendition? {
+    package func audioRendition(of variant: HLSVariant, following current: HLSRendition?) -> HLSRendition? {
         guard let group = variant.audioGroup else { return nil }
         let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
         if let current, let language = current.language {
@@ -42,19 +42,19 @@ public struct HLSMasterPlaylist: Equatable, Sendable {
 }
 
 /// EXT-X-STREAM-INF: one encoding of the whole presentation.
-public struct HLSVariant: Equatable, Sendable {
-    public var uri: String
+package struct HLSVariant: Equatable, Sendable {
+    package var uri: String
     /// Peak bits per second.
-    public var bandwidth: Int
-    public var averageBandwidth: Int?
-    public var resolution: HLSResolution?
-    public var codecs: [String] = []
-    public var frameRate: Double?
-    public var audioGroup: String?
-    public var videoGroup: String?
-    public var subtitlesGroup: String?
+    package var bandwidth: Int
+    package var averageBandwidth: Int?
+    package var resolution: HLSResolution?
+    package var codecs: [String] = []
+    package var frameRate: Double?
+    package var audioGroup: String?
+    package var videoGroup: String?
+    package var subtitlesGroup: String?
 
-    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, resolution: HLSResolution? = nil,
+    package init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, resolution: HLSResolution? = nil,
                 codecs: [String] = [], frameRate: Double? = nil, audioGroup: String? = nil, videoGroup: String? = nil,
                 subtitlesGroup: String? = nil) {
         self.uri = uri
@@ -69,30 +69,30 @@ public struct HLSVariant: Equatable, Sendable {
     }
 }
 
-public struct HLSResolution: Equatable, Sendable {
-    public var width: Int
-    public var height: Int
+package struct HLSResolution: Equatable, Sendable {
+    package var width: Int
+    package var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 }
 
 /// EXT-X-MEDIA: an alternative rendition (a soundtrack, a language) within a group.
-public struct HLSRendition: Equatable, Sendable {
-    public enum Kind: String, Sendable { case audio = "AUDIO", video = "VIDEO", subtitles = "SUBTITLES", closedCaptions = "CLOSED-CAPTIONS" }
-    public var kind: Kind
-    public var groupID: String
-    public var name: String
+package struct HLSRendition: Equatable, Sendable {
+    package enum Kind: String, Sendable { case audio = "AUDIO", video = "VIDEO", subtitles = "SUBTITLES", closedCaptions = "CLOSED-CAPTIONS" }
+    package var kind: Kind
+    package var groupID: String
+    package var name: String
     /// Absent: the rendition is muxed into the variant's own segments.
-    public var uri: String?
-    public var language: String?
-    public var isDefault = false
-    public var autoselect = false
-    public var channels: String?
+    package var uri: String?
+    package var language: String?
+    package var isDefault = false
+    package var autoselect = false
+    package var channels: String?
 
-    public init(kind: Kind, groupID: String, name: String, uri: String? = nil, language: String? = nil, isDefault: Bool = false,
+    package init(kind: Kind, groupID: String, name: String, uri: String? = nil, language: String? = nil, isDefault: Bool = false,
                 autoselect: Bool = false, channels: String? = nil) {
         self.kind = kind
         self.groupID = groupID
@@ -105,38 +105,38 @@ public struct HLSRendition: Equatable, Sendable {
     }
 }
 
-public struct HLSMediaPlaylist: Equatable, Sendable {
-    public enum PlaylistType: String, Sendable { case vod = "VOD", event = "EVENT" }
-    public var targetDuration: Double = 0
+package struct HLSMediaPlaylist: Equatable, Sendable {
+    package enum PlaylistType: String, Sendable { case vod = "VOD", event = "EVENT" }
+    package var targetDuration: Double = 0
     /// The sequence number of the first segment.
-    public var mediaSequence = 0
-    public var discontinuitySequence = 0
-    public var playlistType: PlaylistType?
+    package var mediaSequence = 0
+    package var discontinuitySequence = 0
+    package var playlistType: PlaylistType?
     /// EXT-X-ENDLIST: no segment will be added (VOD, or a live stream that ended).
-    public var hasEndList = false
-    public var segments: [HLSSegment] = []
+    package var hasEndList = false
+    package var segments: [HLSSegment] = []
 
-    public var isLive: Bool { !hasEndList && playlistType != .vod }
-    public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
+    package var isLive: Bool { !hasEndList && playlistType != .vod }
+    package var duration: Double { segments.reduce(0) { $0 + $1.duration } }
 }
 
-public struct HLSSegment: Equatable, Sendable {
-    public var uri: String
-    public var duration: Double
-    public var title = ""
-    public var sequenceNumber: Int
+package struct HLSSegment: Equatable, Sendable {
+    package var uri: String
+    package var duration: Double
+    package var title = ""
+    package var sequenceNumber: Int
     /// Counts the discontinuities before it (EXT-X-DISCONTINUITY-SEQUENCE plus those in the playlist).
-    public var discontinuitySequence: Int
+    package var discontinuitySequence: Int
     /// EXT-X-DISCONTINUITY before it: timestamps and encoding may change here.
-    public var isDiscontinuity = false
-    public var byteRange: HLSByteRange?
-    public var key: HLSKey?
+    package var isDiscontinuity = false
+    package var byteRange: HLSByteRange?
+    package var key: HLSKey?
     /// EXT-X-MAP: the initialization section (fMP4/CMAF) its media needs.
-    public var map: HLSMap?
+    package var map: HLSMap?
     /// EXT-X-PROGRAM-DATE-TIME, as written.
-    public var programDateTime: String?
+    package var programDateTime: String?
 
-    public init(uri: String, duration: Double, title: String = "", sequenceNumber: Int, discontinuitySequence: Int = 0,
+    package init(uri: String, duration: Double, title: String = "", sequenceNumber: Int, discontinuitySequence: Int = 0,
                 isDiscontinuity: Bool = false, byteRange: HLSByteRange? = nil, key: HLSKey? = nil, map: HLSMap? = nil,
                 programDateTime: String? = nil) {
         self.uri = uri
@@ -153,32 +153,32 @@ public struct HLSSegment: Equatable, Sendable {
 }
 
 /// EXT-X-BYTERANGE: a sub-range of the resource at the URI.
-public struct HLSByteRange: Equatable, Sendable {
-    public var length: Int64
-    public var offset: Int64
+package struct HLSByteRange: Equatable, Sendable {
+    package var length: Int64
+    package var offset: Int64
 
-    public init(length: Int64, offset: Int64) {
+    package init(length: Int64, offset: Int64) {
         self.length = length
         self.offset = offset
     }
 }
 
 /// EXT-X-KEY: how the segments after it are encrypted.
-public struct HLSKey: Equatable, Sendable {
-    public enum Method: String, Sendable { case aes128 = "AES-128", sampleAES = "SAMPLE-AES" }
-    public var method: Method
-    public var uri: String
+package struct HLSKey: Equatable, Sendable {
+    package enum Method: String, Sendable { case aes128 = "AES-128", sampleAES = "SAMPLE-AES" }
+    package var method: Method
+    package var uri: String
     /// 16 bytes; absent: the segment's sequence number, big-endian (`iv(forSequence:)`).
-    public var iv: [UInt8]?
+    package var iv: [UInt8]?
 
-    public init(method: Method, uri: String, iv: [UInt8]? = nil) {
+    package init(method: Method, uri: String, iv: [UInt8]? = nil) {
         self.method = method
         self.uri = uri
         self.iv = iv
     }
 
     /// The initialization vector for the segment numbered `sequence`.
-    public func iv(forSequence sequence: Int) -> [UInt8] {
+    package func iv(forSequence sequence: Int) -> [UInt8] {
         if let iv { return iv }
         var bytes = [UInt8](repeating: 0, count: 16)
         var value = UInt64(truncatingIfNeeded: sequence)
@@ -190,19 +190,19 @@ public struct HLSKey: Equatable, Sendable {
     }
 }
 
-public struct HLSMap: Equatable, Sendable {
-    public var uri: String
-    public var byteRange: HLSByteRange?
+package struct HLSMap: Equatable, Sendable {
+    package var uri: String
+    package var byteRange: HLSByteRange?
 
-    public init(uri: String, byteRange: HLSByteRange? = nil) {
+    package init(uri: String, byteRange: HLSByteRange? = nil) {
         self.uri = uri
         self.byteRange = byteRange
     }
 }
 
 /// A playlist that cannot be read, with the line that says why.
-public struct HLSPlaylistError: Error, Equatable, CustomStringConvertible, Sendable {
-    public var line: Int
-    public var reason: String
-    public var description: String { "playlist line \(line): \(reason)" }
+package struct HLSPlaylistError: Error, Equatable, CustomStringConvertible, Sendable {
+    package var line: Int
+    package var reason: String
+    package var description: String { "playlist line \(line): \(reason)" }
 }

@@ -1,7 +1,7 @@
 /// Reads an HLS playlist (RFC 8216): a pure function of its text. Unknown tags are ignored, as
 /// the RFC asks; what a player cannot go on from is an error naming the line.
-public enum HLSPlaylistParser {
-    public static func parse(_ text: String) throws(HLSPlaylistError) -> HLSPlaylist {
+package enum HLSPlaylistParser {
+    package static func parse(_ text: String) throws(HLSPlaylistError) -> HLSPlaylist {
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().map {
             (number: $0.offset + 1, text: $0.element.trimmingBlanks)
         }
@@ -19,7 +19,7 @@ public enum HLSPlaylistParser {
     /// The most segments (or variants, or renditions) one playlist may list: a day of 1-second
     /// segments is 86,400. Past it the playlist is refused, before a server's text can make the
     /// player hold more.
-    public static let entryLimit = 100_000
+    package static let entryLimit = 100_000
 
     static func checkEntryLimit(_ count: Int, line: Int) throws(HLSPlaylistError) {
         guard count < entryLimit else { throw HLSPlaylistError(line: line, reason: "more than \(entryLimit) entries: refused") }

@@ -1,7 +1,7 @@
 /// A URL a playlist names that OriginPolicy refuses, and why.
-public struct RefusedReference: Equatable, Sendable {
-    public var url: String
-    public var reason: String
+package struct RefusedReference: Equatable, Sendable {
+    package var url: String
+    package var reason: String
 }
 
 /// The playlist with what OriginPolicy refuses taken out, each URI resolved against `base` (the

@@ -1,6 +1,6 @@
 /// A byte source that seeks by time: the source asks it for the place of a time, then reads on
 /// from there (an HLS stream jumps to a segment).
-public protocol TimeSeekableByteSource: ByteSource {
+package protocol TimeSeekableByteSource: ByteSource {
     /// Seconds from the start, when known (VOD).
     var duration: Double? { get }
     /// Makes the next bytes those of the segment holding `seconds` (from the start); returns the
@@ -38,8 +38,8 @@ public protocol TimeSeekableByteSource: ByteSource {
 /// other variant's segment, which libavformat and the decoder take as a change of picture size.
 /// Positions: each segment's bytes follow the last one's; a seek by time starts the segment it
 /// lands in at a fresh position past everything read, so libavformat's view stays consistent.
-public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
-    public let url: String
+package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
+    package let url: String
     private let options: NetworkOptions
     let http: any HTTPResource
 
@@ -120,7 +120,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// not counted either (hls.js too samples the fragments' loads alone).
     var segmentNetworkSeconds = 0.0
     /// How full the player's buffer is, for the bitrate policy; called on the read thread.
-    public var bufferLevel: (() -> BufferLevel)?
+    package var bufferLevel: (() -> BufferLevel)?
     /// The segment being read and the playlist URL it resolves against (another variant's, after
     /// a failover): where an encrypted segment is fetched again for a seek back within it.
     var openSegment: (segment: HLSSegment, base: String)?
@@ -131,30 +131,30 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     private(set) var initSection: [UInt8] = []
     private var initSectionIndex = 0
     private var sectionHasBytes = false
-    public private(set) var isAtSectionEnd = false
+    package private(set) var isAtSectionEnd = false
     /// Initialization sections fetched, by URL and range: each is fetched once.
     private var initSections: [String: [UInt8]] = [:]
-    public private(set) var isSectioned = false
+    package private(set) var isSectioned = false
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
-    public private(set) var unsupportedFeature: String?
+    package private(set) var unsupportedFeature: String?
     /// The media playlist of the variant's audio rendition, played alongside as a stream of its
     /// own, when the variant's AUDIO group has one with a URI (set by `open`).
-    public internal(set) var audioRenditionURL: String?
+    package internal(set) var audioRenditionURL: String?
     /// The audio rendition playing, and the choice its stream follows (set by `open`, and as
     /// the variant moves to another AUDIO group).
     var audioRendition: HLSRendition?
-    public let audioRenditionChoice = AudioRenditionChoice()
+    package let audioRenditionChoice = AudioRenditionChoice()
     /// An audio rendition's stream: the choice it follows, and a rendition it could not move to.
     let followedRendition: AudioRenditionChoice?
     var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
-    public private(set) var variants: [VariantInfo]?
+    package private(set) var variants: [VariantInfo]?
     /// What the disk cache holds of the variant playing.
-    public let cacheMap: CacheMap?
+    package let cacheMap: CacheMap?
 
     /// `following`: for an audio rendition's stream, the choice of rendition it follows as the
     /// variant playing changes AUDIO group.
-    public init(url: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil) {
+    package init(url: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil) {
         self.url = url
         self.options = options
         followedRendition = following
@@ -169,9 +169,9 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         chunk.deallocate()
     }
 
-    public var info: ByteSourceInfo { ByteSourceInfo(contentLength: nil, mimeType: nil, acceptsRanges: false) }
+    package var info: ByteSourceInfo { ByteSourceInfo(contentLength: nil, mimeType: nil, acceptsRanges: false) }
 
-    public var duration: Double? { playlist.isLive ? nil : playlist.duration }
+    package var duration: Double? { playlist.isLive ? nil : playlist.duration }
 
     /// A live playlist: how far behind its live edge playback began (the segments from the first
     /// fetched to the playlist's end when it opened, three target durations or a little more),
@@ -179,7 +179,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
     /// durations.
     private(set) var liveHoldBack: Double?
 
-    public func open(at offset: Int64) throws(MediaError) {
+    package func open(at offset: Int64) throws(MediaError) {
         let text = try fetchText(url)
         switch try parse(text, from: url) {
         case let .master(master):
@@ -235,7 +235,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         try startSegment(at: first)
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         while true {
             if isAtSectionEnd { return 0 }
             // Whole before any of it, its initialization section included: one given up leaves
@@ -276,7 +276,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
     }
 
-    public func seek(to offset: Int64) throws(MediaError) {
+    package func seek(to offset: Int64) throws(MediaError) {
         // Within the segment being read (libavformat looking back a little while probing).
         guard offset >= segmentStart else {
             throw MediaError(input: url, reason: "cannot seek back before the segment being read")
@@ -305,7 +305,7 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         }
     }
 
-    public func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64 {
+    package func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64 {
         var index = 0
         var start = 0.0
         while index < playlist.segments.count - 1, start + playlist.segments[index].duration <= seconds {
@@ -321,14 +321,14 @@ public final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable
         return segmentStart
     }
 
-    public func beginSection() {
+    package func beginSection() {
         isAtSectionEnd = false
         sectionHasBytes = false
     }
 
-    public func cancel() { http.cancel() }
+    package func cancel() { http.cancel() }
 
-    public func close() { http.close() }
+    package func close() { http.close() }
 
     // MARK: Segments
 

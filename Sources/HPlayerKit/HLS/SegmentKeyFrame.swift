@@ -3,7 +3,7 @@
 /// the last key frame of the segment before. Pure: the PAT names the PMT, the PMT the video
 /// stream (H.264 or HEVC), and a PES of that stream is a key frame when its adaptation field
 /// says random access, or its access unit holds an IDR (H.264) or IRAP (HEVC) picture.
-public enum SegmentKeyFrame {
+package enum SegmentKeyFrame {
     static let packetSize = 188
     /// Enough of a PES to find its picture's first slice: past the access unit delimiter,
     /// parameter sets and SEI (x264's names its settings in a few hundred bytes).
@@ -11,7 +11,7 @@ public enum SegmentKeyFrame {
 
     /// true or false for an MPEG-TS segment with H.264 or HEVC video; nil where it cannot tell
     /// (not MPEG-TS, no such video, or cut short).
-    public static func startsWithKeyFrame(_ bytes: [UInt8]) -> Bool? {
+    package static func startsWithKeyFrame(_ bytes: [UInt8]) -> Bool? {
         guard let scan = scan(bytes, firstPictureOnly: true), let video = scan.video, let first = scan.pictures.first else { return nil }
         return first.randomAccess ? true : containsKeyFrame(pes: first.head, isHEVC: video.isHEVC, isCut: first.isCut)
     }
@@ -19,7 +19,7 @@ public enum SegmentKeyFrame {
     /// The segment's video from its last key frame on, to decode the next segment's first
     /// pictures from: its PAT and PMT, then the packets of its video stream from that picture's
     /// first. nil where it has no key frame, or is not MPEG-TS with H.264 or HEVC video.
-    public static func videoFromLastKeyFrame(_ bytes: [UInt8]) -> [UInt8]? {
+    package static func videoFromLastKeyFrame(_ bytes: [UInt8]) -> [UInt8]? {
         guard let scan = scan(bytes, firstPictureOnly: false), let video = scan.video,
               let key = scan.pictures.last(where: { $0.randomAccess || containsKeyFrame(pes: $0.head, isHEVC: video.isHEVC, isCut: $0.isCut) == true })
         else { return nil }

@@ -19,7 +19,9 @@ public protocol ByteSource: AnyObject, Sendable {
 }
 
 extension ByteSource {
+    /// Nothing to let go.
     public func close() {}
+    /// Not read through the disk cache.
     public var cacheMap: CacheMap? { nil }
 }
 
@@ -28,12 +30,16 @@ extension ByteSource {
 public struct ByteSourceInfo: Equatable, Sendable {
     /// The whole length in bytes, when known.
     public var contentLength: Int64?
+    /// The Content-Type, when the server gives one.
     public var mimeType: String?
+    /// The ETag validator, when the server gives one: a changed one means changed bytes.
     public var entityTag: String?
+    /// The Last-Modified validator, as the server wrote it.
     public var lastModified: String?
     /// Whether a read may start anywhere (HTTP: the server answers Range requests).
     public var acceptsRanges: Bool
 
+    /// All unknown but `acceptsRanges`, which defaults to true (a file, memory).
     public init(contentLength: Int64? = nil, mimeType: String? = nil, entityTag: String? = nil, lastModified: String? = nil,
                 acceptsRanges: Bool = true) {
         self.contentLength = contentLength

@@ -5,6 +5,7 @@ import Synchronization
 /// code that reads bytes alike whatever their origin (the tests use it so). The player itself
 /// opens local paths with libavformat's file protocol, which reads the same bytes.
 public final class FileByteSource: ByteSource, @unchecked Sendable {
+    /// The file read, which errors name.
     public let path: String
     private let cancelled = Atomic<Bool>(false)
     // The read thread's own.
@@ -12,6 +13,7 @@ public final class FileByteSource: ByteSource, @unchecked Sendable {
     private var offset: Int64 = 0
     private var length: Int64 = 0
 
+    /// Opens nothing yet: `open(at:)` does, on the read thread.
     public init(path: String) {
         self.path = path
     }

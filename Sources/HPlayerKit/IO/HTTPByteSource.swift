@@ -7,7 +7,7 @@ import Synchronization
 /// a Range request from the byte where it stopped, after a wait that doubles (`TransferRetry`):
 /// not one byte is lost. A seek within what has arrived, or a little ahead of it, reads on;
 /// further, it asks for a new range. `cancel` makes a wait for the network return at once.
-public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
+public final class HTTPByteSource: ByteSource, HTTPResource, @unchecked Sendable {
     /// What it reads now: `open(url:at:)` moves it on to another resource on the same
     /// connection (the segments of a playlist).
     public private(set) var url: String
@@ -38,6 +38,8 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     /// opening a new request.
     static let readOnLimit: Int64 = 256 << 10
 
+    /// Connects to nothing yet: `open(at:)` does, on the read thread. `options` as the player's
+    /// (`SourceOptions.network`); a `cache` in them is not used here.
     public init(url: String, options: NetworkOptions = NetworkOptions()) {
         self.url = url
         self.options = options
@@ -52,7 +54,7 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     /// continuation (the next segment of a stream already playing) rides out what a first
     /// opening reports at once: a refused connection is a server restarting, not a wrong address.
     /// There is no cache here: `caching` is for CachingHTTPSource.
-    public func open(url newURL: String, at offset: Int64, length: Int64? = nil, isContinuation: Bool = false,
+    package func open(url newURL: String, at offset: Int64, length: Int64? = nil, isContinuation: Bool = false,
                      caching: CacheUse = .bypass) throws(MediaError) {
         url = newURL
         end = length.map { offset + $0 }
@@ -73,7 +75,7 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     /// conditional request for the first byte, answered 304 when it is (an ETag is sent where
     /// known, else the Last-Modified date). Throws when the server cannot be reached or errs,
     /// with no retry: the caller plays what it kept. Reading starts again with `open`.
-    public func revalidate(url newURL: String, entityTag: String?, lastModified: String?) throws(MediaError) -> Revalidation {
+    package func revalidate(url newURL: String, entityTag: String?, lastModified: String?) throws(MediaError) -> Revalidation {
         url = newURL
         let made = try transfer(to: newURL)
         made.receiver.clearPending()
@@ -145,7 +147,7 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
         isAtEnd = false
     }
 
-    public func cachedContent(of url: String, limit: Int) -> [UInt8]? { nil }
+    package func cachedContent(of url: String, limit: Int) -> [UInt8]? { nil }
 
     /// Ends the transfer and lets its connection go: a server is not left sending to a reader
     /// that has gone. A later `open` starts a new one.
@@ -156,7 +158,7 @@ public final class HTTPByteSource: HTTPResource, @unchecked Sendable {
     }
 
     /// `cancel` has been called: every read fails from now on.
-    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    package var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     public func cancel() {
         cancelled.store(true, ordering: .relaxed)

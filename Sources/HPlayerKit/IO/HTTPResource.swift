@@ -1,13 +1,13 @@
 /// Whether a request goes through the disk cache: `store` reads what is cached and keeps what
 /// arrives; `bypass` goes to the network and keeps nothing (a live playlist and its segments).
-public enum CacheUse: Sendable {
+package enum CacheUse: Sendable {
     case store
     case bypass
 }
 
 /// What reading over HTTP needs, with or without the disk cache: HTTPByteSource, or
 /// CachingHTTPSource in front of one. The HLS client moves one from resource to resource.
-public protocol HTTPResource: ByteSource {
+package protocol HTTPResource: ByteSource {
     /// The resource it reads now.
     var url: String { get }
     /// `cancel` has been called: every read fails from now on.
@@ -23,7 +23,7 @@ public protocol HTTPResource: ByteSource {
 extension HTTPResource {
     /// The whole resource (a playlist, a key), at most `limit` bytes, arrived within `seconds`:
     /// a body that never ends, fast or slow, is given up.
-    public func readAll(limit: Int = DocumentLimit.bytes, within seconds: Double = DocumentLimit.seconds) throws(MediaError) -> [UInt8] {
+    package func readAll(limit: Int = DocumentLimit.bytes, within seconds: Double = DocumentLimit.seconds) throws(MediaError) -> [UInt8] {
         var bytes: [UInt8] = []
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         defer { chunk.deallocate() }
@@ -42,15 +42,15 @@ extension HTTPResource {
 
 /// What a server can make the player hold, or wait for, while it sends a document (a playlist,
 /// a key, an initialization section): past either, the document is refused.
-public enum DocumentLimit {
-    public static let bytes = 16 << 20
+package enum DocumentLimit {
+    package static let bytes = 16 << 20
     /// 16 MiB at about 2 Mb/s, where a playlist is seldom past 1 MiB.
-    public static let seconds = 60.0
+    package static let seconds = 60.0
 }
 
 extension NetworkOptions {
     /// The HTTP reader for `url`: through the disk cache when one is set.
-    public func httpResource(for url: String) -> any HTTPResource {
+    package func httpResource(for url: String) -> any HTTPResource {
         guard let store = cache?.store() else { return HTTPByteSource(url: url, options: self) }
         return CachingHTTPSource(url: url, options: self, store: store)
     }

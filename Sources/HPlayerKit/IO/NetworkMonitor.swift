@@ -3,6 +3,7 @@
 public struct NetworkRequest: Sendable, Equatable {
     /// Monotonic seconds when it was sent.
     public var startedAt: Double
+    /// The resource asked for; a redirect's target is a request of its own.
     public var url: String
     /// The byte range asked for, as the Range header has it ("100-" or "100-199"); "" for all.
     public var range: String
@@ -10,14 +11,18 @@ public struct NetworkRequest: Sendable, Equatable {
     public var status: Int
     /// Body bytes received, those dropped on the way to the reader included.
     public var bytes: Int64
+    /// Seconds from sending to the end of the transfer.
     public var seconds: Double
+    /// How the transfer ended.
     public var outcome: Outcome
 
+    /// How a transfer ended; its `description` is network.tsv's outcome column.
     public enum Outcome: Sendable, Equatable, CustomStringConvertible {
         /// The body arrived to its end.
         case completed
         /// The reader stopped it: a seek, another resource, the end of what it wanted, a close.
         case stopped
+        /// It failed, for this reason (a connection refused, a timeout, an HTTP error).
         case failed(String)
 
         public var description: String {
@@ -32,6 +37,7 @@ public struct NetworkRequest: Sendable, Equatable {
 
 /// What the I/O layer tells a monitor.
 public enum NetworkEvent: Sendable, Equatable {
+    /// A request has ended.
     case request(NetworkRequest)
     /// A transfer failed and is tried again after `delay` seconds (or elsewhere, as `reason` says).
     case retry(url: String, reason: String, delay: Double)
@@ -46,6 +52,7 @@ public final class NetworkMonitor: Sendable {
     private let meter = Locked(SpeedMeter())
     private let variant = Locked<VariantInfo?>(nil)
 
+    /// Set it as `NetworkOptions.monitor`; `onEvent` nil measures the speed alone.
     public init(onEvent: (@Sendable (NetworkEvent) -> Void)? = nil) {
         self.onEvent = onEvent
     }
@@ -72,20 +79,21 @@ public final class NetworkMonitor: Sendable {
 }
 
 extension NetworkMonitor: Equatable {
+    /// The same instance.
     public static func == (lhs: NetworkMonitor, rhs: NetworkMonitor) -> Bool { lhs === rhs }
 }
 
 /// Download speed over windows of at least a second: pure, tested by table.
-public struct SpeedMeter: Sendable, Equatable {
-    public static let window = 1.0
+package struct SpeedMeter: Sendable, Equatable {
+    package static let window = 1.0
     private var windowStart: Double?
     private var windowBytes: Int64 = 0
     private var lastSpeed = 0.0
     private var lastArrival = -Double.infinity
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ count: Int64, at now: Double) {
+    package mutating func add(_ count: Int64, at now: Double) {
         guard count > 0 else { return }
         let start = windowStart ?? now
         // After a silence, the last window's speed no longer says anything: start afresh.
@@ -108,7 +116,7 @@ public struct SpeedMeter: Sendable, Equatable {
     }
 
     /// The last full window's speed, or 0 once nothing has arrived for two windows.
-    public func speed(at now: Double) -> Double {
+    package func speed(at now: Double) -> Double {
         now - lastArrival > 2 * Self.window ? 0 : lastSpeed
     }
 }

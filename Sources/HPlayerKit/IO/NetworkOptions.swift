@@ -33,17 +33,18 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
     public var rtspTransport: String?
 
+    /// mpv's defaults but for `verifiesTLS`; no monitor, no disk cache.
     public init() {}
 
     /// Whether `url` is an HLS playlist, for our HLS client: its path ends in .m3u8.
-    public static func isHLS(_ url: String) -> Bool {
+    package static func isHLS(_ url: String) -> Bool {
         guard isHTTP(url) else { return false }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         return path.lowercased().hasSuffix(".m3u8")
     }
 
     /// Whether `url` is fetched by the I/O layer's HTTP client rather than by libavformat.
-    public static func isHTTP(_ url: String) -> Bool {
+    package static func isHTTP(_ url: String) -> Bool {
         let lowered = url.prefix(8).lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }

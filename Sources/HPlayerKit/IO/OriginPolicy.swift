@@ -5,20 +5,20 @@
 /// a tool to reach local services). A local document is the user's own, as the command line
 /// is: it may name local files, and any stream the command line takes (an IPTV list's udp://
 /// and rtsp:// entries). A pure decision, tested by table.
-public enum OriginPolicy {
+package enum OriginPolicy {
     /// The schemes the I/O layer's transfers speak (libcurl is limited to these too).
-    public static let networkSchemes: Set<String> = ["http", "https"]
+    package static let networkSchemes: Set<String> = ["http", "https"]
     /// The protocols libavformat may open by itself for a remote input it reads (an HLS stream
     /// our client leaves to it): the network ones and what they stand on, no file, no other.
-    public static let libavformatWhitelist = "http,https,tls,tcp,crypto,httpproxy"
+    package static let libavformatWhitelist = "http,https,tls,tcp,crypto,httpproxy"
 
     /// The URL `reference` names in `document` (RFC 3986 §5.2): what the policy is put to.
-    public static func resolve(_ reference: String, against document: String) -> String {
+    package static func resolve(_ reference: String, against document: String) -> String {
         HLSURL.resolve(reference, against: document)
     }
 
     /// Why `reference` (resolved) may not be opened for `document`; nil when it may.
-    public static func refusal(of reference: String, namedBy document: String) -> String? {
+    package static func refusal(of reference: String, namedBy document: String) -> String? {
         let scheme = self.scheme(of: reference)
         if let scheme, networkSchemes.contains(scheme) { return nil }
         guard isRemote(document) else { return nil }
@@ -27,13 +27,13 @@ public enum OriginPolicy {
     }
 
     /// Whether `url` is fetched over the network: an http or https URL.
-    public static func isRemote(_ url: String) -> Bool {
+    package static func isRemote(_ url: String) -> Bool {
         scheme(of: url).map(networkSchemes.contains) ?? false
     }
 
     /// Why a redirect from `from` to `to` is not followed; nil when it is. `allowsDowngrade`:
     /// `--http-allow-insecure-redirect`, https may then be redirected to http.
-    public static func redirectRefusal(from: String, to: String, allowsDowngrade: Bool) -> String? {
+    package static func redirectRefusal(from: String, to: String, allowsDowngrade: Bool) -> String? {
         guard let target = scheme(of: to), networkSchemes.contains(target) else {
             return "redirected to \(to): only http and https are followed"
         }
@@ -45,7 +45,7 @@ public enum OriginPolicy {
 
     /// Whether a redirect from `from` to `to` stays with the same server (scheme, host and port):
     /// the user's header fields and referrer go only there.
-    public static func isSameOrigin(_ from: String, _ to: String) -> Bool {
+    package static func isSameOrigin(_ from: String, _ to: String) -> Bool {
         guard let a = HLSURL.server(of: from), let b = HLSURL.server(of: to) else { return false }
         return a == b
     }

@@ -1,6 +1,6 @@
 /// What a conditional request (If-None-Match, If-Modified-Since) answered about content kept
 /// from an earlier response.
-public enum Revalidation: Equatable, Sendable {
+package enum Revalidation: Equatable, Sendable {
     /// 304 Not Modified: what was kept is still the server's.
     case notModified
     /// The server answered with the resource, as the head describes it: it changed, or the server
@@ -10,7 +10,7 @@ public enum Revalidation: Equatable, Sendable {
     /// The request header fields that ask the server whether content with these validators is
     /// still current. The ETag is the stronger check: RFC 9110 has a server ignore
     /// If-Modified-Since when If-None-Match is sent.
-    public static func conditionFields(entityTag: String?, lastModified: String?) -> [String] {
+    package static func conditionFields(entityTag: String?, lastModified: String?) -> [String] {
         if let entityTag { return ["If-None-Match: \(entityTag)"] }
         if let lastModified { return ["If-Modified-Since: \(lastModified)"] }
         return []

@@ -11,15 +11,21 @@ public protocol AudioRendering: AnyObject, Sendable {
     func render(into buffer: UnsafeMutableRawPointer, sampleCount: Int, at time: Double, latency: Double) -> Double?
 }
 
-/// A sound output that pulls: the device's callback asks the renderer for samples.
+/// A sound output that pulls: the device's callback asks the renderer for samples. The player
+/// calls `open` on the source's read thread when the media opens, `start` and `pause` on
+/// whichever thread applies its requests, and `close` on the thread that closes it; one at a
+/// time.
 public protocol AudioOutput: AnyObject, Sendable {
-    /// Prepares the output for a source whose decoded audio is `source`.
+    /// Prepares the output for a source whose decoded audio is `source`; no callback runs until
+    /// `start`. Throwing fails the opening of the media with that error.
     /// - Returns: the format the renderer must fill callbacks with.
     func open(source: AudioFormat, renderer: AudioRendering) throws(MediaError) -> AudioFormat
     /// Callbacks run.
     func start()
-    /// Callbacks stop; what the device holds stays for `start`.
+    /// Callbacks stop; what the device holds stays for `start`. Returns only once no call into
+    /// the renderer is under way: right after, the player freezes its clock or moves the
+    /// renderer to a seek's samples, and relies on no callback of before being in progress.
     func pause()
-    /// Stops for good and joins the output's threads.
+    /// Stops for good and joins the output's threads: no callback runs after it returns.
     func close()
 }

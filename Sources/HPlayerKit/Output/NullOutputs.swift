@@ -27,6 +27,7 @@ public final class NullAudioOutput: AudioOutput, @unchecked Sendable {
     private let paced: Bool
     private var loop: AudioClockLoop?
 
+    /// - Parameter paced: false for untimed playback (the samples as fast as they are decoded).
     public init(paced: Bool = true) {
         self.paced = paced
     }

@@ -2,24 +2,24 @@ import CFFmpeg
 import Glibc
 
 /// What `--hls DIR` makes.
-public struct PackageSettings: Sendable, Equatable {
-    public var directory: String
+package struct PackageSettings: Sendable, Equatable {
+    package var directory: String
     /// The renditions, from the top; nil: `Ladder.standard` for the source's height.
-    public var ladder: [LadderRung]?
-    public var segmentType = SegmentType.mpegts
+    package var ladder: [LadderRung]?
+    package var segmentType = SegmentType.mpegts
     /// Seconds per segment: a key frame starts each (the rungs' key-frame interval).
-    public var segmentDuration = 4.0
+    package var segmentDuration = 4.0
     /// The sound once, as its own rendition (EXT-X-MEDIA), rather than in every variant.
-    public var separateAudio = false
+    package var separateAudio = false
     /// 16 bytes: every segment AES-128 encrypted, the key at `keyURI`.
-    public var key: [UInt8]?
-    public var keyURI: String?
+    package var key: [UInt8]?
+    package var keyURI: String?
     /// Live: the media playlists are a window of this many segments, rewritten as each segment
     /// is done, and the segments that left it are deleted (one more is kept, for a player that
     /// read the playlist before). nil: a VOD package, its playlists written at the end.
-    public var liveWindow: Int?
+    package var liveWindow: Int?
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.directory = directory
     }
 }

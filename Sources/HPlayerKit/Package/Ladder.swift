@@ -1,32 +1,32 @@
 /// One rendition of an HLS ladder: a picture height and a video bit rate.
-public struct LadderRung: Equatable, Sendable, CustomStringConvertible {
-    public var height: Int
+package struct LadderRung: Equatable, Sendable, CustomStringConvertible {
+    package var height: Int
     /// Video bits per second.
-    public var bitRate: Int
+    package var bitRate: Int
 
-    public init(height: Int, bitRate: Int) {
+    package init(height: Int, bitRate: Int) {
         self.height = height
         self.bitRate = bitRate
     }
 
     /// "720p:2800k", as `--ladder` takes it.
-    public var description: String { "\(height)p:\(bitRate / 1000)k" }
+    package var description: String { "\(height)p:\(bitRate / 1000)k" }
 
     /// The width for a source of `sourceWidth` × `sourceHeight`: the same shape, even.
-    public func width(sourceWidth: Int, sourceHeight: Int) -> Int {
+    package func width(sourceWidth: Int, sourceHeight: Int) -> Int {
         guard sourceHeight > 0 else { return height * 16 / 9 & ~1 }
         return max(Int((Double(height) * Double(sourceWidth) / Double(sourceHeight) / 2).rounded()) * 2, 2)
     }
 }
 
 /// The renditions `--hls` makes.
-public enum Ladder {
+package enum Ladder {
     /// The design's ladder, of which the rungs no taller than the source are made.
-    public static let standard = [LadderRung(height: 1080, bitRate: 5_000_000), LadderRung(height: 720, bitRate: 2_800_000),
+    package static let standard = [LadderRung(height: 1080, bitRate: 5_000_000), LadderRung(height: 720, bitRate: 2_800_000),
                                   LadderRung(height: 360, bitRate: 800_000)]
 
     /// `1080p:5000k,720p:2800k,360p:800k`: rungs from the top, heights even and falling.
-    public static func parse(_ text: String) throws(MediaError) -> [LadderRung] {
+    package static func parse(_ text: String) throws(MediaError) -> [LadderRung] {
         var rungs: [LadderRung] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = item.split(separator: ":", omittingEmptySubsequences: false)
@@ -45,7 +45,7 @@ public enum Ladder {
 
     /// The standard rungs no taller than the source; a source under the lowest gets that one's
     /// rate at its own height.
-    public static func standard(sourceHeight: Int) -> [LadderRung] {
+    package static func standard(sourceHeight: Int) -> [LadderRung] {
         let fitting = standard.filter { $0.height <= sourceHeight }
         if !fitting.isEmpty { return fitting }
         return [LadderRung(height: max(sourceHeight & ~1, 2), bitRate: standard.last!.bitRate)]

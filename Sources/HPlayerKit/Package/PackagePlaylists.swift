@@ -1,52 +1,52 @@
 /// One segment as written: its file name, length and size.
-public struct WrittenSegment: Equatable, Sendable {
-    public var name: String
+package struct WrittenSegment: Equatable, Sendable {
+    package var name: String
     /// Seconds, from its first picture (or sound) to the next segment's.
-    public var duration: Double
-    public var bytes: Int
+    package var duration: Double
+    package var bytes: Int
 
-    public init(name: String, duration: Double, bytes: Int) {
+    package init(name: String, duration: Double, bytes: Int) {
         self.name = name
         self.duration = duration
         self.bytes = bytes
     }
 
     /// Bits per second over the segment.
-    public var bitRate: Double { duration > 0 ? Double(bytes) * 8 / duration : 0 }
+    package var bitRate: Double { duration > 0 ? Double(bytes) * 8 / duration : 0 }
 }
 
 /// A variant as the master playlist lists it, from what was written.
-public struct WrittenVariant: Equatable, Sendable {
-    public var playlist: String
-    public var segments: [WrittenSegment]
-    public var width: Int
-    public var height: Int
-    public var frameRate: Double
-    public var codecs: [String]
+package struct WrittenVariant: Equatable, Sendable {
+    package var playlist: String
+    package var segments: [WrittenSegment]
+    package var width: Int
+    package var height: Int
+    package var frameRate: Double
+    package var codecs: [String]
 }
 
 /// The text of the playlists `--hls` writes (RFC 8216).
-public enum PackagePlaylists {
+package enum PackagePlaylists {
     /// How a media playlist ends and what it declares.
-    public struct MediaOptions: Equatable, Sendable {
+    package struct MediaOptions: Equatable, Sendable {
         /// PLAYLIST-TYPE:VOD: every segment is there from the start.
-        public var isVOD = true
+        package var isVOD = true
         /// EXT-X-ENDLIST: no segment will be added (a VOD package, or a live one that has ended).
-        public var isComplete = true
+        package var isComplete = true
         /// The first segment's media sequence number (a live window's moves on).
-        public var mediaSequence = 0
+        package var mediaSequence = 0
         /// An fMP4 stream's initialization section (EXT-X-MAP).
-        public var initSection: String?
+        package var initSection: String?
         /// The key's URI, for AES-128 segments (the IV is each segment's sequence number).
-        public var keyURI: String?
+        package var keyURI: String?
         /// EXT-X-TARGETDURATION; nil: the longest segment listed, rounded. A live playlist's must
         /// not change from one reload to the next.
-        public var targetDuration: Int?
+        package var targetDuration: Int?
 
-        public init() {}
+        package init() {}
     }
 
-    public static func media(_ segments: [WrittenSegment], options: MediaOptions) -> String {
+    package static func media(_ segments: [WrittenSegment], options: MediaOptions) -> String {
         // EXT-X-MAP outside I-frame playlists needs version 6; decimal EXTINF needs 3.
         let version = options.initSection != nil ? 6 : 3
         let target = options.targetDuration ?? segments.map { Int($0.duration.rounded()) }.max() ?? 0
@@ -68,7 +68,7 @@ public enum PackagePlaylists {
 
     /// The master playlist: a line per variant, BANDWIDTH its peak segment rate (with the audio
     /// rendition's peak when the sound is apart), AVERAGE-BANDWIDTH its mean.
-    public static func master(_ variants: [WrittenVariant], audio: WrittenVariant? = nil, usesInitSection: Bool) -> String {
+    package static func master(_ variants: [WrittenVariant], audio: WrittenVariant? = nil, usesInitSection: Bool) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(usesInitSection ? 6 : 3)", "#EXT-X-INDEPENDENT-SEGMENTS"]
         if let audio {
             lines.append("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"main\",DEFAULT=YES,AUTOSELECT=YES,URI=\"\(audio.playlist)\"")

@@ -3,7 +3,7 @@ import CHPlayerShim
 import Glibc
 
 /// The segment format of a package (`--hls-segment-type`).
-public enum SegmentType: String, Sendable, CaseIterable {
+package enum SegmentType: String, Sendable, CaseIterable {
     case mpegts
     case fmp4
 }

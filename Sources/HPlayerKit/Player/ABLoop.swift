@@ -1,9 +1,12 @@
 /// An A-B loop: playback repeats from A to B (seconds from the start) while both are set and A
 /// comes first.
 public struct ABLoop: Equatable, Sendable {
+    /// Where the loop starts, in seconds from the start; nil: not set.
     public var a: Double?
+    /// Where the loop ends and goes back to A; nil: not set.
     public var b: Double?
 
+    /// A loop with these points; with none, no loop.
     public init(a: Double? = nil, b: Double? = nil) {
         self.a = a
         self.b = b

@@ -7,6 +7,7 @@ import Synchronization
 /// event the machine handles under `lock`, which is held for nothing else; the effects are applied
 /// afterwards, outside it and in the order they were decided (PlayerEffects.swift).
 public final class Player: MediaPlayer, @unchecked Sendable {
+    /// The media played: a path or URL, as given to `init`.
     public let url: String
     let options: PlayerOptions
     let source: MediaSource
@@ -174,13 +175,13 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     }
 
     /// Packet and frame wrappers made so far: flat once the queues have filled (no allocation per frame).
-    public var pooledObjectCount: Int {
+    package var pooledObjectCount: Int {
         lock.withLock { [audioTrack, videoTrack] }.compactMap { $0 }.reduce(0) { $0 + $1.pooledObjectCount }
     }
 
     /// The audio callbacks made so far and the most locks one of them took: one at most, the
     /// tempo stage's hand-off. Counted in debug builds only (nil otherwise, and with no sound).
-    public var audioCallbackLocks: (callbacks: Int, mostLocks: Int)? { lock.withLock { audioRenderer }?.lockProbe.counts }
+    package var audioCallbackLocks: (callbacks: Int, mostLocks: Int)? { lock.withLock { audioRenderer }?.lockProbe.counts }
 
     /// The player's events from now on; a closed player's stream ends at once, so a caller that
     /// asks after a close (a file stopped before it began) is not left waiting.

@@ -1,13 +1,28 @@
-/// The first of the player's two state machines: what playback is doing.
+/// The first of the player's two state machines: what playback is doing. The second is
+/// `LoadState`.
 public enum PlaybackState: String, Sendable {
-    case idle, playing, paused, seeking, finished, stopped
+    /// Neither play nor pause asked yet (the media may be opening meanwhile).
+    case idle
+    /// Playing, or about to: while `loadState` is `loading` the clock holds.
+    case playing
+    /// Paused by `pause` or a frame step.
+    case paused
+    /// A seek has been asked and has not landed yet; it lands in `playing` or `paused`.
+    case seeking
+    /// The end of the media, or an error: see the `finished` event. `play` (from the start) or
+    /// a seek plays again, but for media that failed to open.
+    case finished
+    /// Closed: nothing more happens.
+    case stopped
 }
 
 /// What a player tells its observers.
 public enum PlayerEvent: Sendable, Equatable {
     /// The media is open: its streams are known and decoding has started.
     case prepared(MediaInfo)
+    /// `playbackState` changed to this.
     case playbackStateChanged(PlaybackState)
+    /// `loadState` changed to this.
     case loadStateChanged(LoadState)
     /// While loading: how far the refill is (0...100) and the seconds buffered.
     case bufferingProgress(percent: Int, buffered: Double)
@@ -31,7 +46,10 @@ public enum PlayerEvent: Sendable, Equatable {
     case liveJump(position: Double)
 }
 
+/// How a `Player` plays, set once when it is made; `Player.init` takes it.
 public struct PlayerOptions: Sendable {
+    /// How the media is read and decoded: applied to the `FFmpegSource` the player makes, not
+    /// to a source passed to `Player.init`.
     public var source = SourceOptions()
     /// The mode of seeks that name none.
     public var seekMode = SeekMode.keyframe
@@ -44,18 +62,24 @@ public struct PlayerOptions: Sendable {
     /// The subtitle track to show at the start (`--sid`).
     public var subtitleTrack = SubtitleChoice.auto
 
+    /// The defaults: keyframe seeks, timed, speed 1, no A-B loop, subtitles as `SubtitleChoice.auto` picks.
     public init() {}
 }
 
-/// A snapshot for a status line.
+/// A snapshot of a player, taken at one moment under its lock: cheap enough for a status line
+/// several times a second (`MediaPlayer.status`).
 public struct PlayerStatus: Sendable, Equatable {
+    /// As `MediaPlayer.playbackState`.
     public var playbackState: PlaybackState
+    /// As `MediaPlayer.loadState`.
     public var loadState: LoadState
-    /// Seconds from the start of the media.
+    /// Seconds from the start of the media; during a seek, its target.
     public var position: Double
+    /// Seconds; nil before the media is prepared and when unknown (a live stream).
     public var duration: Double?
     /// Master clock minus the pts of the frame presented last (positive: video behind).
     public var avDifference: Double
+    /// Seconds of media read ahead of the position, in the queues.
     public var bufferedDuration: Double
     /// The payload bytes of the packets read ahead (mpv's demuxer-cache-state fw-bytes).
     public var bufferedBytes = 0
@@ -74,10 +98,13 @@ public struct PlayerStatus: Sendable, Equatable {
     public var videoSize: PictureSize?
     /// While loading: how far the refill is, 0...100.
     public var bufferingProgress: Int
+    /// Video frames dropped late since the file opened (mpv's frame-drop-count).
     public var droppedFrames: Int
+    /// Loop passes completed, as the `loopDone` event counts them.
     public var loopCount: Int
     /// Video frames decoded, and converted to a pixel format the output takes, since the latest seek.
     public var decodedVideoFrames = 0
+    /// Of those, the frames converted (a frame in a format the output takes is not).
     public var convertedVideoFrames = 0
     /// Decoding errors since the file opened: packets the decoders refused, and pictures they
     /// gave with damage concealed (a lost datagram, a corrupt NAL unit).
@@ -89,25 +116,41 @@ public struct PlayerStatus: Sendable, Equatable {
     public var isWaitingForData = false
     // The settings and the media, read with the rest under one lock: a snapshot of them all
     // (the IPC's properties) is of one moment, never torn by a change between two reads.
+    /// As `MediaPlayer.volume`: 0...100.
     public var volume = 100
+    /// As `MediaPlayer.isMuted`.
     public var isMuted = false
+    /// As `MediaPlayer.isLooping`.
     public var isLooping = false
+    /// As `MediaPlayer.abLoop`.
     public var abLoop = ABLoop()
+    /// As `MediaPlayer.speed`.
     public var speed = 1.0
+    /// As `MediaPlayer.mediaInfo`: nil before the media is prepared.
     public var mediaInfo: MediaInfo?
     /// The indices of the streams playing (MediaInfo's `StreamInfo.index`), once prepared.
     public var playingStreams: Set<Int> = []
 }
 
-/// A player: owns one source and the audio and video outputs.
+/// A player: owns one source and the audio and video outputs. Thread-safe: call it from any
+/// thread but an output's render or refresh callback. A request (a method, a setter) returns
+/// once its effect is applied: after `seek` returns, nothing from before the seek is shown.
 public protocol MediaPlayer: AnyObject, Sendable {
+    /// What playback is doing now; each change is also a `playbackStateChanged` event.
     var playbackState: PlaybackState { get }
+    /// Whether enough is buffered to play; each change is also a `loadStateChanged` event.
     var loadState: LoadState { get }
+    /// Whether playback starts again from the beginning at the end (`--loop`); each pass is a
+    /// `loopDone` event.
     var isLooping: Bool { get set }
     /// 0...100, mpv's scale (the gain is its cube, so steps sound even).
     var volume: Int { get set }
+    /// Silences the sound without changing `volume`.
     var isMuted: Bool { get set }
+    /// What the media holds, once prepared (the `prepared` event's); nil before.
     var mediaInfo: MediaInfo? { get }
+    /// Everything a status line shows, read at one moment: cheap enough for several reads a
+    /// second. Not from a real-time thread: it may read the disk cache's index.
     var status: PlayerStatus { get }
     /// Playback repeats from A to B while both are set, with exact seeks; each pass is a `loopDone`.
     var abLoop: ABLoop { get set }
@@ -138,7 +181,10 @@ public protocol MediaPlayer: AnyObject, Sendable {
     func events() -> AsyncStream<PlayerEvent>
     /// Opens the media; `prepared` (or `finished` with an error) follows.
     func prepare()
+    /// Plays from where playback stands; at `finished`, from the start again. Asked before the
+    /// media is prepared, it plays once it is.
     func play()
+    /// Pauses: the picture stays, the sound stops, the clock holds.
     func pause()
     /// Seeks to `position` seconds from the start; `mode` nil uses the player's default.
     func seek(to position: Double, mode: SeekMode?)
@@ -152,5 +198,6 @@ public protocol MediaPlayer: AnyObject, Sendable {
     /// Records the played streams to `path` (.mp4, .mov, .mkv or .ts), packets copied as they
     /// are, until `stopRecording` or `close`; a recording in progress is finished first.
     func startRecording(to path: String) throws(MediaError)
+    /// Finishes the recording: its file is complete when this returns. Nothing when none is in progress.
     func stopRecording()
 }

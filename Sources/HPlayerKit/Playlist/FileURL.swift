@@ -1,8 +1,8 @@
 /// file:// URLs and the paths they name (RFC 8089): what a desktop passes for a file (its
 /// desktop entry's %U, MPRIS's OpenUri) is opened as the path, and a path is told as a URL.
-public enum FileURL {
+package enum FileURL {
     /// A playlist entry as a URL: a URL stays, a path becomes file:// (absolute, percent-encoded).
-    public static func url(of entry: String, workingDirectory: String) -> String {
+    package static func url(of entry: String, workingDirectory: String) -> String {
         if entry.contains("://") { return entry }
         let absolute = entry.hasPrefix("/") ? entry : workingDirectory + "/" + entry
         let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
@@ -10,7 +10,7 @@ public enum FileURL {
     }
 
     /// A file:// URI as the path the player opens; other URIs as they are.
-    public static func path(ofURI uri: String) -> String {
+    package static func path(ofURI uri: String) -> String {
         guard uri.lowercased().hasPrefix("file://") else { return uri }
         var bytes: [UInt8] = []
         var rest = Array(uri.utf8.dropFirst("file://".count))

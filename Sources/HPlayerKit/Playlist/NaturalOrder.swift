@@ -1,7 +1,7 @@
 /// Names as people sort them: a run of digits by its value ("ep2" before "ep10"), the rest by
 /// letter, case aside; as file managers list a folder.
-public enum NaturalOrder {
-    public static func precedes(_ a: String, _ b: String) -> Bool {
+package enum NaturalOrder {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         var left = a.unicodeScalars[...]
         var right = b.unicodeScalars[...]
         while let l = left.first, let r = right.first {

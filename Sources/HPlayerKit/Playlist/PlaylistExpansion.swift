@@ -5,7 +5,7 @@ import Glibc
 /// HLS) is its entries, as is an http(s) URL of an .m3u or .pls (fetched through the I/O layer;
 /// a .m3u8 URL stays HLS, played by the HLS client); anything else, a URL or a file, is itself.
 /// An input that cannot be read as what it is named is one problem, and the rest go on.
-public enum PlaylistExpansion {
+package enum PlaylistExpansion {
     /// The file names a folder's listing takes: what FFmpeg plays, by extension.
     static let mediaExtensions: Set<String> = [
         "3g2", "3gp", "264", "265", "aac", "ac3", "aif", "aiff", "ape", "asf", "avi", "divx", "dts", "f4v", "flac", "flv",
@@ -28,14 +28,14 @@ public enum PlaylistExpansion {
     }
 
     /// The entries `inputs` stand for, and a problem for each that could not be read.
-    public static func expand(_ inputs: [String], network: NetworkOptions = NetworkOptions()) -> (entries: [String], problems: [MediaError]) {
+    package static func expand(_ inputs: [String], network: NetworkOptions = NetworkOptions()) -> (entries: [String], problems: [MediaError]) {
         var expansion = Expansion(network: network)
         for input in inputs { expand(input, depth: 0, into: &expansion) }
         return (expansion.entries, expansion.problems)
     }
 
     /// The entries of a playlist file given as such (mpv's --playlist): any format, by content.
-    public static func entries(ofPlaylist path: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> [String] {
+    package static func entries(ofPlaylist path: String, network: NetworkOptions = NetworkOptions()) throws(MediaError) -> [String] {
         let text = try readText(path, network: network)
         let format = PlaylistFile.format(name: path, text: text) ?? .lines
         var expansion = Expansion(network: network)

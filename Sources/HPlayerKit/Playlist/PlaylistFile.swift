@@ -1,8 +1,8 @@
 /// Playlist files as players write them: M3U (and a .m3u8 that is not HLS), PLS, and a plain
 /// list of a path or URL a line (mpv's --playlist). Pure: text in, entries out, each relative
 /// path placed against the playlist's own folder.
-public enum PlaylistFile {
-    public enum Format: Equatable, Sendable {
+package enum PlaylistFile {
+    package enum Format: Equatable, Sendable {
         case m3u
         case pls
         /// A path or URL a line, `#` lines being comments: M3U's rules, whatever the name.
@@ -11,7 +11,7 @@ public enum PlaylistFile {
 
     /// The format of a file named `name` holding `text`; nil when it is not a playlist (an HLS
     /// playlist is media, played as such).
-    public static func format(name: String, text: String) -> Format? {
+    package static func format(name: String, text: String) -> Format? {
         let body = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
         if body.lowercased().hasPrefix("[playlist]") { return .pls }
         let lowered = name.lowercased()
@@ -22,7 +22,7 @@ public enum PlaylistFile {
 
     /// Whether the text is an HLS playlist (RFC 8216): a tag of its own, which a list of files
     /// never has.
-    public static func isHLS(_ text: String) -> Bool {
+    package static func isHLS(_ text: String) -> Bool {
         text.split(whereSeparator: \.isNewline).contains { line in
             ["#EXT-X-TARGETDURATION", "#EXT-X-STREAM-INF", "#EXT-X-MEDIA-SEQUENCE", "#EXT-X-MEDIA:", "#EXT-X-ENDLIST"]
                 .contains { line.hasPrefix($0) }
@@ -31,7 +31,7 @@ public enum PlaylistFile {
 
     /// The entries, in order; a relative one placed against `folder` (a local folder, or a
     /// URL's for a playlist fetched from one).
-    public static func entries(_ text: String, format: Format, folder: String) -> [String] {
+    package static func entries(_ text: String, format: Format, folder: String) -> [String] {
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         let references: [Substring]
         switch format {
@@ -61,7 +61,7 @@ public enum PlaylistFile {
 
 extension Substring {
     /// The text without the spaces, tabs and byte-order mark around it.
-    public func trimmingWhitespace() -> Substring {
+    package func trimmingWhitespace() -> Substring {
         let start = firstIndex { !$0.isWhitespace && $0 != "\u{FEFF}" } ?? endIndex
         let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
         return start < end ? self[start..<end] : self[start..<start]

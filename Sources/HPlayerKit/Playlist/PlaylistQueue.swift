@@ -4,24 +4,24 @@
 ///
 /// Each file started is a *turn*: a stop asked for while turn T plays stops turn T and no later
 /// one, so a request racing the start of the next file never stops that file by mistake.
-public struct PlaylistQueue: Equatable, Sendable {
-    public struct Entry: Equatable, Sendable {
+package struct PlaylistQueue: Equatable, Sendable {
+    package struct Entry: Equatable, Sendable {
         /// mpv's playlist entry id: given once, never reused.
-        public let id: Int
-        public let url: String
+        package let id: Int
+        package let url: String
     }
 
     /// How many times the whole list plays (mpv's --loop-playlist): nil forever.
-    public enum Passes: Equatable, Sendable {
+    package enum Passes: Equatable, Sendable {
         case count(Int)
         case forever
     }
 
-    public private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
     /// The entry playing, or the last one that did; nil before the first.
-    public private(set) var playing: Int?
+    package private(set) var playing: Int?
     /// The turn of the file playing (0 before the first).
-    public private(set) var turn = 0
+    package private(set) var turn = 0
     /// Where playback goes when the file playing stops, when a command said so; `entries.count`
     /// stops playback.
     private var pending: Int?
@@ -30,9 +30,9 @@ public struct PlaylistQueue: Equatable, Sendable {
     private var hasStarted = false
     /// Playback came to the end of the list (or was stopped): only a command that says where to
     /// play starts it again (mpv's idle, with --idle).
-    public private(set) var isOver = false
+    package private(set) var isOver = false
 
-    public init(_ urls: [String] = [], passes: Passes = .count(1), start: Int = 0) {
+    package init(_ urls: [String] = [], passes: Passes = .count(1), start: Int = 0) {
         passesLeft = passes
         for url in urls { append(url) }
         if start > 0, start < entries.count { pending = start }
@@ -42,7 +42,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// The entry to play now that the one playing ended or stopped, as the next turn; nil when
     /// playback is over.
-    public mutating func advance() -> Entry? {
+    package mutating func advance() -> Entry? {
         if isOver, pending == nil { return nil }
         var next: Int
         if let pending {
@@ -80,7 +80,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's playlist-next: the entry after the one playing (the first again when the list
     /// loops). At the end, `force` stops playback; otherwise nothing happens (false).
-    public mutating func next(force: Bool) -> Bool {
+    package mutating func next(force: Bool) -> Bool {
         // Once playback is over there is no next (mpv's); the one before is the last.
         if isOver, pending == nil { return false }
         guard let target = step(by: 1, consumingAPass: true) else {
@@ -93,7 +93,7 @@ public struct PlaylistQueue: Equatable, Sendable {
     }
 
     /// mpv's playlist-prev: the entry before the one playing (the last when the list loops).
-    public mutating func previous(force: Bool) -> Bool {
+    package mutating func previous(force: Bool) -> Bool {
         guard let target = step(by: -1, consumingAPass: false) else {
             guard force else { return false }
             pending = entries.count
@@ -105,14 +105,14 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's playlist-pos set: play entry `index`; an index of no entry (-1, say) stops
     /// playback, as mpv's.
-    public mutating func play(at index: Int) {
+    package mutating func play(at index: Int) {
         pending = entries.indices.contains(index) ? index : entries.count
     }
 
     /// Adds `url` at the end; its id. `startsWhenOver`: mpv's append-play, which plays it when
     /// playback is over.
     @discardableResult
-    public mutating func append(_ url: String, startsWhenOver: Bool = false) -> Int {
+    package mutating func append(_ url: String, startsWhenOver: Bool = false) -> Int {
         lastID += 1
         entries.append(Entry(id: lastID, url: url))
         if startsWhenOver, isOver, pending == nil { pending = entries.count - 1 }
@@ -121,7 +121,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's loadfile and loadlist `replace`: these entries only, played from the first; the
     /// file playing stops. The first one's id.
-    public mutating func replace(with urls: [String]) -> Int? {
+    package mutating func replace(with urls: [String]) -> Int? {
         entries = []
         playing = nil
         pending = 0
@@ -132,7 +132,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's playlist-clear: every entry but the current one (the one a command sent playback
     /// to, else the one playing). A stop asked for stays asked for.
-    public mutating func clear() {
+    package mutating func clear() {
         let stops = pending == entries.count
         guard let current = current else {
             entries = []
@@ -154,7 +154,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's playlist-remove. Removing the entry playing stops it, and playback goes on with the
     /// entry after it (true: stop the file playing).
-    public mutating func remove(at index: Int) -> (removed: Bool, stopsPlaying: Bool) {
+    package mutating func remove(at index: Int) -> (removed: Bool, stopsPlaying: Bool) {
         guard entries.indices.contains(index) else { return (false, false) }
         entries.remove(at: index)
         pending = pending.map { $0 > index ? $0 - 1 : $0 }
@@ -173,7 +173,7 @@ public struct PlaylistQueue: Equatable, Sendable {
 
     /// mpv's playlist-move: the entry at `from` takes the place of the entry at `to` (which moves
     /// after it); `to` may be the count, the end.
-    public mutating func move(from: Int, to: Int) -> Bool {
+    package mutating func move(from: Int, to: Int) -> Bool {
         guard entries.indices.contains(from), (0...entries.count).contains(to) else { return false }
         guard from != to, from + 1 != to else { return true }
         let entry = entries.remove(at: from)
@@ -192,7 +192,7 @@ public struct PlaylistQueue: Equatable, Sendable {
     }
 
     /// The list in another order (mpv's --shuffle, before playback starts).
-    public mutating func shuffle(using generator: inout some RandomNumberGenerator) {
+    package mutating func shuffle(using generator: inout some RandomNumberGenerator) {
         entries.shuffle(using: &generator)
     }
 

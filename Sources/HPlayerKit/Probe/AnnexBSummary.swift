@@ -2,33 +2,33 @@ import Glibc
 
 /// What `hplayer probe` reads in a raw H.264 or HEVC stream with our own parser: the NAL unit
 /// types seen, each SPS, and where the IDR pictures are. For debugging an encoder.
-public struct AnnexBSummary: Codable, Equatable, Sendable {
-    public enum Codec: String, Codable, Sendable {
+package struct AnnexBSummary: Codable, Equatable, Sendable {
+    package enum Codec: String, Codable, Sendable {
         case h264, hevc
     }
 
-    public struct UnitCount: Codable, Equatable, Sendable {
-        public var type: Int
-        public var name: String
-        public var count: Int
+    package struct UnitCount: Codable, Equatable, Sendable {
+        package var type: Int
+        package var name: String
+        package var count: Int
     }
 
-    public struct IDR: Codable, Equatable, Sendable {
+    package struct IDR: Codable, Equatable, Sendable {
         /// The picture's number in decode order, from 0.
-        public var picture: Int
+        package var picture: Int
         /// The byte offset of its first slice's NAL unit (its start code).
-        public var offset: Int
+        package var offset: Int
     }
 
-    public var codec: Codec
-    public var units: [UnitCount]
+    package var codec: Codec
+    package var units: [UnitCount]
     /// H.264's sequence parameter sets; HEVC's are in `hevcParameterSets`.
-    public var parameterSets: [H264SPS] = []
-    public var hevcParameterSets: [HEVCSPS] = []
-    public var pictures: Int
+    package var parameterSets: [H264SPS] = []
+    package var hevcParameterSets: [HEVCSPS] = []
+    package var pictures: Int
     /// The IDR pictures (HEVC's IDR_W_RADL and IDR_N_LP; its CRA and BLA pictures are counted
     /// among the NAL units only).
-    public var idrs: [IDR]
+    package var idrs: [IDR]
 
     /// The NAL unit type names of ITU-T H.264 table 7-1.
     static let h264Names = [1: "slice", 2: "slice data A", 3: "slice data B", 4: "slice data C", 5: "IDR slice", 6: "SEI", 7: "SPS",
@@ -40,7 +40,7 @@ public struct AnnexBSummary: Codable, Equatable, Sendable {
                             20: "IDR_N_LP", 21: "CRA", 32: "VPS", 33: "SPS", 34: "PPS", 35: "access unit delimiter",
                             36: "end of sequence", 37: "end of bitstream", 38: "filler", 39: "prefix SEI", 40: "suffix SEI"]
 
-    public init(bytes: [UInt8], codec: Codec = .h264) {
+    package init(bytes: [UInt8], codec: Codec = .h264) {
         self.codec = codec
         var counts: [Int: Int] = [:]
         var pictures = 0
@@ -86,7 +86,7 @@ public struct AnnexBSummary: Codable, Equatable, Sendable {
 
     /// The summary of the raw H.264 or HEVC file at `path` (at most `limit` bytes of it); nil
     /// when it cannot be read.
-    public static func read(path: String, codec: Codec, limit: Int = 256 << 20) -> AnnexBSummary? {
+    package static func read(path: String, codec: Codec, limit: Int = 256 << 20) -> AnnexBSummary? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []

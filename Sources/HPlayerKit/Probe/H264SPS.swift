@@ -1,21 +1,21 @@
 /// The fields of an H.264 sequence parameter set that `hplayer probe` shows and a raw stream's
 /// pacing needs (ITU-T H.264 7.3.2.1.1 and E.1.1), read with our own bit reader.
-public struct H264SPS: Codable, Equatable, Sendable {
-    public var profileIDC: Int
+package struct H264SPS: Codable, Equatable, Sendable {
+    package var profileIDC: Int
     /// constraint_set0_flag … constraint_set5_flag and the reserved bits, as one byte.
-    public var constraintFlags: Int
-    public var levelIDC: Int
-    public var id: Int
-    public var chromaFormatIDC: Int
-    public var bitDepthLuma: Int
+    package var constraintFlags: Int
+    package var levelIDC: Int
+    package var id: Int
+    package var chromaFormatIDC: Int
+    package var bitDepthLuma: Int
     /// The picture's size after the cropping window.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// time_scale / (2 × num_units_in_tick) from the VUI's timing information, when present.
-    public var frameRate: Double?
+    package var frameRate: Double?
 
     /// The SPS in `nal` (the NAL unit, header byte first); nil when it is not one or is cut short.
-    public static func parse(_ nal: ArraySlice<UInt8>) -> H264SPS? {
+    package static func parse(_ nal: ArraySlice<UInt8>) -> H264SPS? {
         guard let header = nal.first, header & 0x1F == 7 else { return nil }
         var bits = BitReader(RBSP.unescaped(nal.dropFirst()))
         guard let profile = bits.read(8), let constraints = bits.read(8), let level = bits.read(8), let id = bits.ue() else { return nil }

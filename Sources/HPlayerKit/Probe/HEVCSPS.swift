@@ -1,25 +1,25 @@
 /// The fields of an HEVC sequence parameter set that `hplayer probe` shows (ITU-T H.265
 /// 7.3.2.2.1 and E.2.1), read with our own bit reader. Reaching the VUI's timing means walking
 /// every field before it, the short-term reference picture sets included.
-public struct HEVCSPS: Codable, Equatable, Sendable {
+package struct HEVCSPS: Codable, Equatable, Sendable {
     /// general_profile_idc: 1 Main, 2 Main 10, 3 Main Still Picture, 4 range extensions.
-    public var profileIDC: Int
+    package var profileIDC: Int
     /// general_tier_flag: 0 Main tier, 1 High tier.
-    public var tier: Int
+    package var tier: Int
     /// general_level_idc: 30 times the level number.
-    public var levelIDC: Int
-    public var id: Int
-    public var chromaFormatIDC: Int
-    public var bitDepthLuma: Int
+    package var levelIDC: Int
+    package var id: Int
+    package var chromaFormatIDC: Int
+    package var bitDepthLuma: Int
     /// The picture's size after the conformance window.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// vui_time_scale / vui_num_units_in_tick, when the VUI has timing information.
-    public var frameRate: Double?
+    package var frameRate: Double?
 
     /// The SPS in `nal` (the NAL unit, its two header bytes first); nil when it is not one or
     /// is cut short.
-    public static func parse(_ nal: ArraySlice<UInt8>) -> HEVCSPS? {
+    package static func parse(_ nal: ArraySlice<UInt8>) -> HEVCSPS? {
         guard nal.count > 2, let header = nal.first, (header >> 1) & 0x3F == 33 else { return nil }
         var bits = BitReader(RBSP.unescaped(nal.dropFirst(2)))
         guard bits.read(4) != nil, let maxSubLayersMinus1 = bits.read(3), bits.read(1) != nil,

@@ -1,9 +1,12 @@
 /// A file's tag: its key as the file spells it ("title", "ARTIST", "encoder"), as mpv's
 /// `metadata` property lists them.
 public struct MetadataTag: Codable, Equatable, Sendable {
+    /// The key, as the file spells it: match it without regard to case (`MediaMetadata.value`).
     public var key: String
+    /// The value, as the file has it.
     public var value: String
 
+    /// A tag, as the fields say.
     public init(key: String, value: String) {
         self.key = key
         self.value = value
@@ -12,10 +15,14 @@ public struct MetadataTag: Codable, Equatable, Sendable {
 
 /// A chapter: where it starts and ends in the file's media time (seconds), and its title.
 public struct Chapter: Codable, Equatable, Sendable {
+    /// Seconds from the media's start (`MediaInfo.startTime` taken off), as positions count.
     public var start: Double
+    /// Seconds, as `start`.
     public var end: Double
+    /// The chapter's title tag, when it has one.
     public var title: String?
 
+    /// A chapter, as the fields say.
     public init(start: Double, end: Double, title: String?) {
         self.start = start
         self.end = end
@@ -42,17 +49,17 @@ public enum MediaMetadata {
     }
 
     /// The tags printed when a file opens, in mpv's order and words (its display-tags).
-    public static let displayedKeys = ["Artist", "Album", "Album_Artist", "Comment", "Composer", "Date", "Description",
+    package static let displayedKeys = ["Artist", "Album", "Album_Artist", "Comment", "Composer", "Date", "Description",
                                        "Genre", "Performer", "Rating", "Series", "Title", "Track", "icy-title"]
 
     /// "File tags:" and one line per displayed tag the file has; nothing when it has none.
-    public static func lines(for tags: [MetadataTag]) -> [String] {
+    package static func lines(for tags: [MetadataTag]) -> [String] {
         let shown = displayedKeys.compactMap { key in value(of: key, in: tags).map { " \(key): \($0)" } }
         return shown.isEmpty ? [] : ["File tags:"] + shown
     }
 
     /// "Chapters:" and one line per chapter, its number from 1, start and title.
-    public static func lines(for chapters: [Chapter]) -> [String] {
+    package static func lines(for chapters: [Chapter]) -> [String] {
         guard !chapters.isEmpty else { return [] }
         return ["Chapters:"] + chapters.enumerated().map { index, chapter in
             " \(index + 1): \(TimeText.precise(chapter.start))" + (chapter.title.map { " \($0)" } ?? "")
@@ -71,7 +78,7 @@ public enum MediaMetadata {
     /// (back before the first chapter), or past the last (mpv then goes on to the next file);
     /// nil for a file without chapters. A step back from more than `threshold` seconds into a
     /// chapter goes to its own start (mpv's --chapter-seek-threshold).
-    public static func chapterStep(_ offset: Int, from position: Double, in chapters: [Chapter], threshold: Double = 5) -> ChapterStep? {
+    package static func chapterStep(_ offset: Int, from position: Double, in chapters: [Chapter], threshold: Double = 5) -> ChapterStep? {
         guard let current = chapter(at: position, in: chapters) else { return nil }
         // Clamped first: no step goes further than past either end, and none overflows.
         let offset = min(chapters.count + 1, max(-chapters.count - 1, offset))
@@ -83,7 +90,7 @@ public enum MediaMetadata {
         return .chapter(target)
     }
 
-    public enum ChapterStep: Equatable, Sendable {
+    package enum ChapterStep: Equatable, Sendable {
         case chapter(Int)
         case fileStart
         case pastEnd

@@ -1,12 +1,12 @@
 /// The track list a player prints when a file opens, in mpv's words: one line per video, audio
 /// and subtitle stream, numbered within its kind as `--vid`, `--aid` and `--sid` count them, with
 /// language, title and format, then the external subtitle files; `(+)` on those playing.
-public enum TrackList {
+package enum TrackList {
     /// - Parameters:
     ///   - playing: the indices of the video and audio streams playing.
     ///   - externalSubtitles: the files, numbered after the file's subtitle streams.
     ///   - shownSubtitle: the number of the subtitle track shown.
-    public static func lines(for info: MediaInfo, playing: Set<Int>, externalSubtitles: [SubtitleTrackDescription] = [],
+    package static func lines(for info: MediaInfo, playing: Set<Int>, externalSubtitles: [SubtitleTrackDescription] = [],
                              shownSubtitle: Int? = nil) -> [String] {
         var numbers: [StreamType: Int] = [:]
         let streams = info.streams.compactMap { stream -> String? in

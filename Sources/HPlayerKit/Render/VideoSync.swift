@@ -1,7 +1,7 @@
 /// Which queued video frame to present at a refresh, as a pure function of the queued pts and
 /// the master clock.
-public enum VideoSync {
-    public enum Mode: Sendable, Equatable {
+package enum VideoSync {
+    package enum Mode: Sendable, Equatable {
         /// Audio is the master: present the newest frame whose pts ≤ clock, drop those skipped.
         case followAudio
         /// Video paces itself: present frames in order, none dropped; a frame later than
@@ -11,17 +11,17 @@ public enum VideoSync {
         case untimed
     }
 
-    public struct Decision: Equatable, Sendable {
+    package struct Decision: Equatable, Sendable {
         /// Frames before the presented one to drop (late ones).
-        public var dropCount: Int
+        package var dropCount: Int
         /// Index of the frame to present, nil to present nothing now.
-        public var present: Int?
+        package var present: Int?
         /// Move the clock to the presented frame's pts (self-paced and far behind).
-        public var resetClock: Bool
+        package var resetClock: Bool
         /// Clock time at which the next frame is due, when one is queued.
-        public var nextDue: Double?
+        package var nextDue: Double?
 
-        public init(dropCount: Int = 0, present: Int? = nil, resetClock: Bool = false, nextDue: Double? = nil) {
+        package init(dropCount: Int = 0, present: Int? = nil, resetClock: Bool = false, nextDue: Double? = nil) {
             self.dropCount = dropCount
             self.present = present
             self.resetClock = resetClock
@@ -30,20 +30,20 @@ public enum VideoSync {
     }
 
     /// Frames due within this many seconds are shown now: an output never wakes up a hair early.
-    public static let tolerance = 0.001
+    package static let tolerance = 0.001
     /// A self-paced frame this many seconds late resets the clock rather than rushing to catch up.
-    public static let lateReset = 0.1
+    package static let lateReset = 0.1
 
     /// How far ahead of the audio clock the first frame after a start or a seek may be shown: the
     /// picture appears at once, as mpv's does, instead of waiting out the sound device's latency,
     /// and stays until the clock reaches the next frame.
-    public static let restartLead = 0.1
+    package static let restartLead = 0.1
 
     /// - Parameters:
     ///   - queued: pts of the queued frames, oldest first (in pts order).
     ///   - clock: the master clock now.
     ///   - isRestart: nothing has been presented since the start or the seek.
-    public static func decide<Queue: RandomAccessCollection>(queued: Queue, clock: Double, mode: Mode, isRestart: Bool = false) -> Decision
+    package static func decide<Queue: RandomAccessCollection>(queued: Queue, clock: Double, mode: Mode, isRestart: Bool = false) -> Decision
     where Queue.Element == Double, Queue.Index == Int {
         guard let first = queued.first else { return Decision() }
         switch mode {

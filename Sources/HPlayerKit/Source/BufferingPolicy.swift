@@ -1,26 +1,26 @@
 /// How much a track holds, as the buffering decision sees it.
-public struct TrackBuffer: Equatable, Sendable {
-    public var kind: MediaKind
-    public var packetCount: Int
-    public var packetCapacity: Int
+package struct TrackBuffer: Equatable, Sendable {
+    package var kind: MediaKind
+    package var packetCount: Int
+    package var packetCapacity: Int
     /// Frames of the current seek serial in the frame queue.
-    public var frameCount: Int
-    public var frameCapacity: Int
-    public var packetsPerSecond: Double
+    package var frameCount: Int
+    package var frameCapacity: Int
+    package var packetsPerSecond: Double
     /// The source has read every packet of this track (for the current serial).
-    public var isEndOfFile: Bool
+    package var isEndOfFile: Bool
     /// Where the track's latest packet read ends on the timeline, in seconds; nil before any.
-    public var lastPacketEnd: Double?
+    package var lastPacketEnd: Double?
     /// The payload bytes of its queued packets.
-    public var packetBytes: Int
+    package var packetBytes: Int
     /// A packet of the current serial has been read, though the decoder may have taken it
     /// (`packetCount` counts what is queued still).
-    public var hasReadPacket: Bool
+    package var hasReadPacket: Bool
     /// The decoder has put out a frame of the current serial, though a renderer may have taken
     /// it (`frameCount` counts what is queued still: the audio tempo stage takes frames at once).
-    public var hasDecodedFrame: Bool
+    package var hasDecodedFrame: Bool
 
-    public init(kind: MediaKind, packetCount: Int, packetCapacity: Int, frameCount: Int, frameCapacity: Int,
+    package init(kind: MediaKind, packetCount: Int, packetCapacity: Int, frameCount: Int, frameCapacity: Int,
                 packetsPerSecond: Double, isEndOfFile: Bool, lastPacketEnd: Double? = nil, packetBytes: Int = 0,
                 hasReadPacket: Bool? = nil, hasDecodedFrame: Bool? = nil) {
         self.kind = kind
@@ -38,7 +38,7 @@ public struct TrackBuffer: Equatable, Sendable {
 }
 
 /// Where playback stands for the buffering rules.
-public enum BufferingPhase: Sendable, Equatable {
+package enum BufferingPhase: Sendable, Equatable {
     /// Just opened: nothing presented yet.
     case firstOpen
     /// A seek was just executed.
@@ -50,17 +50,22 @@ public enum BufferingPhase: Sendable, Equatable {
 /// How far network media is read ahead, in mpv's words: `--cache-secs` and `--demuxer-max-bytes`.
 /// A network can slow down for tens of seconds; what is read ahead plays through it.
 public struct ReadAhead: Sendable, Equatable {
+    /// Seconds of media read ahead of the position (`--cache-secs`).
     public var seconds = 120.0
     /// Queued packets' bytes: 64 MiB holds the 120 s of a stream up to 4.4 Mb/s, and 107 s of
     /// a 5 Mb/s 1080p one.
     public var bytes = 64 << 20
 
+    /// mpv's defaults: 120 s, 64 MiB.
     public init(seconds: Double = 120, bytes: Int = 64 << 20) {
         self.seconds = seconds
         self.bytes = bytes
     }
 }
 
+/// When the source reads and when its tracks are playable: `SourceOptions.buffering`. The
+/// defaults are a local file's; network media reads further (`readingAhead`), live media
+/// starts at once (`live()`).
 public struct BufferingOptions: Sendable, Equatable {
     /// Seconds a track must hold to become playable again after running dry (`--cache-pause-wait`).
     public var minimumBufferedDuration: Double = 3
@@ -69,6 +74,7 @@ public struct BufferingOptions: Sendable, Equatable {
     /// held in memory. The bytes only bound what an intra codec at hundreds of Mb/s reads in
     /// those 2 s (mpv's 150 MiB). Network media reads further (`readingAhead`).
     public var maximumBufferedDuration: Double = 2
+    /// The bytes of queued packets above which reading pauses (see `maximumBufferedDuration`).
     public var maximumBufferedBytes = 128 << 20
     /// ...and resumes below this fraction of both.
     public var resumeFraction = 0.5
@@ -93,6 +99,7 @@ public struct BufferingOptions: Sendable, Equatable {
     /// has reached has ended, though the file goes on.
     public var streamEndGap = 5.0
 
+    /// A local file's rules, as the fields say.
     public init() {}
 
     /// These options, reading ahead as far as `readAhead` allows. Reading resumes once the
@@ -107,7 +114,8 @@ public struct BufferingOptions: Sendable, Equatable {
     }
 }
 
-/// The source's buffering verdict at one moment.
+/// The source's buffering verdict at one moment, which `SourceDelegate` receives on the read
+/// thread.
 public struct BufferingReport: Equatable, Sendable {
     /// Seconds buffered: the minimum over the tracks still holding anything.
     public var bufferedDuration: Double
@@ -129,9 +137,9 @@ public struct BufferingReport: Equatable, Sendable {
 }
 
 /// The buffering rules as pure functions over plain values.
-public enum BufferingPolicy {
+package enum BufferingPolicy {
     /// Seconds a track holds: (packets + frames) / packets per second.
-    public static func bufferedDuration(_ track: TrackBuffer) -> Double {
+    package static func bufferedDuration(_ track: TrackBuffer) -> Double {
         guard track.packetsPerSecond > 0 else { return 0 }
         return Double(track.packetCount + track.frameCount) / track.packetsPerSecond
     }
@@ -139,7 +147,7 @@ public enum BufferingPolicy {
     /// The minimum to refill to, capped at what the packet queue holds at its half-way mark, so a
     /// stream with many packets a second can always get there, and at where reading resumes, so
     /// a read-ahead shorter than the minimum is never waited for in vain.
-    public static func requiredDuration(_ track: TrackBuffer, options: BufferingOptions) -> Double {
+    package static func requiredDuration(_ track: TrackBuffer, options: BufferingOptions) -> Double {
         let minimum = min(options.minimumBufferedDuration, options.maximumBufferedDuration * options.resumeFraction)
         guard track.packetsPerSecond > 0 else { return minimum }
         let halfQueue = Double(track.packetCapacity / 2) / track.packetsPerSecond
@@ -148,11 +156,11 @@ public enum BufferingPolicy {
 
     /// The queued packets fill the byte limit as far as reading resumes: reading has stopped, so
     /// what is buffered is all there will be to wait for.
-    public static func isByteLimitReached(bufferedBytes: Int, options: BufferingOptions) -> Bool {
+    package static func isByteLimitReached(bufferedBytes: Int, options: BufferingOptions) -> Bool {
         options.maximumBufferedBytes < .max && Double(bufferedBytes) >= Double(options.maximumBufferedBytes) * options.resumeFraction
     }
 
-    public static func isPlayable(_ track: TrackBuffer, phase: BufferingPhase, options: BufferingOptions) -> Bool {
+    package static func isPlayable(_ track: TrackBuffer, phase: BufferingPhase, options: BufferingOptions) -> Bool {
         if track.isEndOfFile {
             // Frames left to show, or nothing left at all (nothing will ever come to wait for).
             return track.frameCount > 0 || track.packetCount == 0
@@ -169,11 +177,11 @@ public enum BufferingPolicy {
         }
     }
 
-    public static func isStarved(_ track: TrackBuffer) -> Bool {
+    package static func isStarved(_ track: TrackBuffer) -> Bool {
         !track.isEndOfFile && track.packetCount == 0 && track.frameCount == 0
     }
 
-    public static func evaluate(_ tracks: [TrackBuffer], phase: BufferingPhase, options: BufferingOptions) -> BufferingReport {
+    package static func evaluate(_ tracks: [TrackBuffer], phase: BufferingPhase, options: BufferingOptions) -> BufferingReport {
         var buffered = Double.infinity
         var required = options.minimumBufferedDuration
         var playable = true
@@ -200,7 +208,7 @@ public enum BufferingPolicy {
     }
 
     /// Load state moves with hysteresis: loading until playable; playable until a track starves.
-    public static func nextLoadState(_ current: LoadState, report: BufferingReport) -> LoadState {
+    package static func nextLoadState(_ current: LoadState, report: BufferingReport) -> LoadState {
         switch current {
         case .idle, .loading:
             return report.isPlayable ? .playable : .loading
@@ -211,7 +219,7 @@ public enum BufferingPolicy {
 
     /// What to do while loading and the read loop is blocked on the full packet queue of
     /// `tracks[blocked]` though another track still needs packets.
-    public enum StarvationRemedy: Equatable, Sendable {
+    package enum StarvationRemedy: Equatable, Sendable {
         /// Nothing is missing: wait for the decoders.
         case wait
         /// The missing packets lie further on in the file: make room to read on to them (up to
@@ -224,7 +232,7 @@ public enum BufferingPolicy {
         case endTracks([Int])
     }
 
-    public static func starvationRemedy(blockedOn blocked: Int, tracks: [TrackBuffer], phase: BufferingPhase,
+    package static func starvationRemedy(blockedOn blocked: Int, tracks: [TrackBuffer], phase: BufferingPhase,
                                         options: BufferingOptions, capacityLimit: Int) -> StarvationRemedy {
         let needy = tracks.indices.filter { index in
             index != blocked && !isPlayable(tracks[index], phase: phase, options: options)
@@ -240,7 +248,7 @@ public enum BufferingPolicy {
     /// Reading pauses above either maximum and resumes once below the resume fraction of both;
     /// never while a track has nothing at all (the bytes may all be another track's), or its
     /// packets would never come.
-    public static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, bufferedBytes: Int = 0, isStarved: Bool = false,
+    package static func shouldPauseReading(isPaused: Bool, bufferedDuration: Double, bufferedBytes: Int = 0, isStarved: Bool = false,
                                           options: BufferingOptions) -> Bool {
         guard !isStarved else { return false }
         let bytes = Double(bufferedBytes), maximumBytes = Double(options.maximumBufferedBytes)
@@ -251,11 +259,11 @@ public enum BufferingPolicy {
 
     /// The most packets a queue grows to for read-ahead: a bound on the wrappers kept, whatever
     /// the stream claims its rate is.
-    public static let readAheadCapacityLimit = 1 << 16
+    package static let readAheadCapacityLimit = 1 << 16
 
     /// Whether a full packet queue grows to read further ahead: while the options grow queues,
     /// the track holds less than the time limit and all queued packets less than the byte limit.
-    public static func shouldGrowForReadAhead(_ track: TrackBuffer, bufferedBytes: Int, options: BufferingOptions) -> Bool {
+    package static func shouldGrowForReadAhead(_ track: TrackBuffer, bufferedBytes: Int, options: BufferingOptions) -> Bool {
         options.growsPacketQueues && track.packetCount >= track.packetCapacity
             && track.packetCapacity < readAheadCapacityLimit
             && bufferedDuration(track) < options.maximumBufferedDuration

@@ -1,6 +1,7 @@
 /// Live mode: played at a small latency that playback catches up to (mpv's low-latency
 /// profile, ffplay's `-fflags nobuffer`).
 public struct LiveOptions: Sendable, Equatable {
+    /// When live mode applies.
     public enum Mode: Sendable, Equatable {
         /// For live protocols (UDP, TCP, RTMP, RTSP, SRT): the default.
         case auto
@@ -10,17 +11,19 @@ public struct LiveOptions: Sendable, Equatable {
         case never
     }
 
+    /// When it applies: by default, to live protocols only.
     public var mode = Mode.auto
     /// `--live-latency`: seconds held, beyond what decoding needs, before playback catches up.
     public var latencyTarget = 0.1
 
+    /// The defaults: live protocols only, 0.1 s.
     public init(mode: Mode = .auto, latencyTarget: Double = 0.1) {
         self.mode = mode
         self.latencyTarget = latencyTarget
     }
 
     /// Whether `url` plays in live mode.
-    public func applies(to url: String) -> Bool {
+    package func applies(to url: String) -> Bool {
         switch mode {
         case .auto: LiveInput.isLive(url)
         case .always: true
@@ -30,34 +33,34 @@ public struct LiveOptions: Sendable, Equatable {
 }
 
 /// What makes an input live, and how it behaves when its sender goes quiet.
-public enum LiveInput {
+package enum LiveInput {
     /// Whether `url` names a live protocol: live mode is then on unless asked off.
-    public static func isLive(_ url: String) -> Bool {
+    package static func isLive(_ url: String) -> Bool {
         scheme(of: url).map { liveSchemes.contains($0) } ?? false
     }
 
     /// Whether what is read of `url` arrives as it is made, so that a backlog is caught up on:
     /// a live protocol, standard input or a named pipe. A file read in live mode (`--live`) is
     /// read ahead at once: playing it faster would catch up on nothing.
-    public static func arrivesInRealTime(_ url: String) -> Bool {
+    package static func arrivesInRealTime(_ url: String) -> Bool {
         isLive(url) || url == StandardInput.url || NamedPipe.path(of: url) != nil
     }
 
     /// Datagrams (UDP, RTP) come back after a silence: it is waited through. A connection that
     /// stays silent for `--network-timeout` has ended, with an error.
-    public static func waitsThroughSilence(_ url: String) -> Bool {
+    package static func waitsThroughSilence(_ url: String) -> Bool {
         scheme(of: url).map { ["udp", "rtp"].contains($0) } ?? false
     }
 
     /// A connection (TCP, RTMP, RTSP, SRT) on which no packet comes for `--network-timeout` has
     /// ended, even while the server keeps it open.
-    public static func endsAfterSilence(_ url: String) -> Bool {
+    package static func endsAfterSilence(_ url: String) -> Bool {
         isLive(url) && !waitsThroughSilence(url)
     }
 
     /// RTMP: FLV, whose streams are known only as their packets come, and a server may send a
     /// joining viewer sound before it sends a picture.
-    public static func mayStartWithSoundAlone(_ url: String) -> Bool {
+    package static func mayStartWithSoundAlone(_ url: String) -> Bool {
         scheme(of: url)?.hasPrefix("rtmp") ?? false
     }
 

@@ -1,13 +1,33 @@
 /// The read loop's states.
 public enum SourceState: String, Sendable {
-    case idle, opening, reading, paused, seeking, finished, closed
+    /// Before `open`.
+    case idle
+    /// The read thread opens the media.
+    case opening
+    /// Reading packets into the tracks.
+    case reading
+    /// Reading paused: the buffer is full.
+    case paused
+    /// A seek is being carried out.
+    case seeking
+    /// Every packet has been read (or reading failed); a seek reads again.
+    case finished
+    /// Closed, or the opening failed: the read thread has ended.
+    case closed
 }
 
-/// Whether playback may run: the second of the player's two state machines.
+/// Whether playback may run: the second of the player's two state machines (the first is
+/// `PlaybackState`).
 public enum LoadState: String, Sendable {
-    case idle, loading, playable
+    /// Nothing is being loaded: before `prepare`, and after the media failed to open.
+    case idle
+    /// Filling the buffer (opening, after a seek, or after running dry): the clock holds.
+    case loading
+    /// Enough is buffered to play.
+    case playable
 }
 
+/// How a seek lands; `PlayerOptions.seekMode` is the one used when a seek names none.
 public enum SeekMode: String, Sendable {
     /// Frames before the target are decoded and dropped; the first shown is the first at or after it.
     case exact
@@ -20,16 +40,23 @@ public enum SeekMode: String, Sendable {
     case liveEdge
 }
 
+/// How a source reads and decodes: `PlayerOptions.source`, or `FFmpegSource.init`'s.
 public struct SourceOptions: Sendable {
+    /// When reading pauses and resumes, and when a track is playable.
     public var buffering = BufferingOptions()
     /// How far network media is read ahead; local files keep `buffering`'s limits.
     public var readAhead = ReadAhead()
+    /// The packets a track queues at first; with `buffering.growsPacketQueues` (network media)
+    /// the queue grows to what the read-ahead allows.
     public var packetQueueCapacity = 256
     /// The most decoded pictures a video track queues; large pictures get fewer, within
     /// `videoFrameQueueBytes` (never under 4).
     public var videoFrameQueueCapacity = 8
+    /// The bytes of decoded pictures a video track queues at most (see `videoFrameQueueCapacity`).
     public var videoFrameQueueBytes = 16 << 20
+    /// The most decoded audio frames a track queues.
     public var audioFrameQueueCapacity = 16
+    /// Reading starts again from the beginning at the end (`--loop`).
     public var isLooping = false
     /// How http(s) inputs are fetched.
     public var network = NetworkOptions()
@@ -39,6 +66,7 @@ public struct SourceOptions: Sendable {
     /// the file, as mpv's `--vid` and `--aid`; nil, or a number the file does not have (said in
     /// a warning), lets libavformat pick the best.
     public var videoTrack: Int?
+    /// As `videoTrack`, for audio (`--aid`).
     public var audioTrack: Int?
     /// Played as fast as it decodes, with no clock (the player's `isUntimed`): no deadline, so
     /// the HLS bitrate policy sees its buffer as full.
@@ -64,6 +92,8 @@ public struct SourceOptions: Sendable {
     /// playback catches up to; nil plays as a file.
     public var live = LiveOptions()
 
+    /// The defaults: both kinds of stream, the best of each, software decoding, live mode for
+    /// live protocols only.
     public init() {}
 }
 
@@ -73,6 +103,8 @@ public protocol SourceDelegate: AnyObject, Sendable {
     /// when this returns. `subtitles` has a track per subtitle stream, in the file's order, which
     /// the source fills with cues as it reads. Throwing fails the open with that error.
     func source(_ source: MediaSource, didOpen info: MediaInfo, tracks: [Track], subtitles: [SubtitleTrack]) throws(MediaError)
+    /// The media could not be opened (or `didOpen` threw): the read thread ends, and nothing
+    /// more is reported.
     func source(_ source: MediaSource, didFailWith error: MediaError)
     /// `new` takes `old`'s place (a switch of audio stream): configure it as `old` was. Throwing
     /// keeps `old`.
@@ -82,9 +114,16 @@ public protocol SourceDelegate: AnyObject, Sendable {
 }
 
 /// Opens media, reads it on its own thread into its tracks, seeks, loops and decides buffering.
+///
+/// Its methods are called from any thread (the player's); what it reports goes to its
+/// `SourceDelegate` on its read thread.
 public protocol MediaSource: AnyObject, Sendable {
+    /// The media it reads: a path or URL, as given, which errors name.
     var url: String { get }
+    /// Where the read loop stands.
     var state: SourceState { get }
+    /// Whether reading starts again from the beginning at the end of the media; set while
+    /// playing, it applies at the next end.
     var isLooping: Bool { get set }
     /// Why reading stopped before the end when the input itself failed (the network gone past
     /// the retries, a part not cached with the network unreachable): what was read plays, and
@@ -121,5 +160,6 @@ public protocol MediaSource: AnyObject, Sendable {
 }
 
 extension MediaSource {
+    /// None: a source not read through the disk cache.
     public func cachedRanges(duration: Double?) -> [TimeRange] { [] }
 }

@@ -29,6 +29,7 @@ final class SubtitleSelection: Sendable {
 public enum SubtitleChoice: Sendable, Equatable {
     /// An external file when one is given, else the first text stream the file marks as default.
     case auto
+    /// None shown.
     case off
     /// Numbered from 1: the file's subtitle streams, then the external files.
     case number(Int)

@@ -1,10 +1,10 @@
 /// The plain text of a subtitle event as libavcodec's text decoders give it: an ASS dialogue
 /// line, "ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text", whatever the format
 /// it came from (SRT, mov_text and WebVTT are converted to it).
-public enum SubtitleText {
+package enum SubtitleText {
     /// The Text field with its override tags (`{\i1}`, `{\pos(…)}`) and drawings (`{\p1}…{\p0}`)
     /// removed and its escapes resolved: `\N` and `\n` break the line, `\h` is a hard space.
-    public static func plain(fromASSEvent event: String) -> String {
+    package static func plain(fromASSEvent event: String) -> String {
         let fieldsBeforeText = event.hasPrefix("Dialogue:") ? 9 : 8
         var rest = Substring(event)
         for _ in 0..<fieldsBeforeText {
@@ -15,7 +15,7 @@ public enum SubtitleText {
     }
 
     /// The Text field alone, made plain.
-    public static func plain(fromASSText text: Substring) -> String {
+    package static func plain(fromASSText text: Substring) -> String {
         var result = ""
         var isDrawing = false
         var index = text.startIndex

@@ -2,6 +2,7 @@
 /// kept in order of start for the whole playback, so that a seek back, or a switch to this
 /// track, shows them at once. The read thread adds cues; the refresh thread looks them up.
 public final class SubtitleTrack: Sendable {
+    /// What the track is: its stream or file, codec, language, title.
     public let description: SubtitleTrackDescription
     /// Why this track cannot be shown (a bitmap format), when it cannot.
     public let unsupportedReason: String?
@@ -93,14 +94,19 @@ public struct SubtitleTrackDescription: Sendable, Equatable {
     public var streamIndex: Int?
     /// The external file's path.
     public var path: String?
+    /// libavcodec's name of the codec ("subrip", "ass", "webvtt", "hdmv_pgs_subtitle").
     public var codec: String
+    /// The language tag, as the file has it (ISO 639-2, "eng"), when it has one.
     public var language: String?
+    /// The title tag; nil for an external file.
     public var title: String?
+    /// The file marks the stream as the default subtitles.
     public var isDefault: Bool
 
     /// The external file's name, without its folder.
     public var fileName: String? { path.map { $0.split(separator: "/").last.map(String.init) ?? $0 } }
 
+    /// A description, as the fields say.
     public init(streamIndex: Int?, path: String?, codec: String, language: String?, title: String?, isDefault: Bool) {
         self.streamIndex = streamIndex
         self.path = path

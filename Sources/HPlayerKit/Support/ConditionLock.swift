@@ -23,11 +23,11 @@ import Glibc
 ///    its SQLite calls and a fragment's rename, never over a download or a fragment's write).
 /// The audio callback takes only (7)'s `AudioTempoStage.control`, once; the master clock and the
 /// render notifier take no lock at all (atomics and a semaphore).
-public final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -43,16 +43,16 @@ public final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func lock() {
+    package func lock() {
         #if DEBUG
         noteLockTaken()
         #endif
         pthread_mutex_lock(mutex)
     }
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
 
     @inline(__always)
-    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         #if DEBUG
         noteLockTaken()
         #endif
@@ -62,11 +62,11 @@ public final class ConditionLock: @unchecked Sendable {
     }
 
     /// Waits for a broadcast; the caller holds the lock and re-checks its predicate after.
-    public func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Waits for a broadcast or until `deadline` (monotonic seconds); false when the deadline passed.
     @discardableResult
-    public func wait(until deadline: Double) -> Bool {
+    package func wait(until deadline: Double) -> Bool {
         var time = timespec()
         let seconds = deadline.rounded(.down)
         time.tv_sec = Int(saturating: seconds)
@@ -74,5 +74,5 @@ public final class ConditionLock: @unchecked Sendable {
         return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
     }
 
-    public func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
 }

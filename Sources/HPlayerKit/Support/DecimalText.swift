@@ -1,6 +1,6 @@
 /// Numbers with a fixed count of decimals, without Foundation's formatters: "1.10", "25.000".
-public enum DecimalText {
-    public static func fixed(_ value: Double, places: Int) -> String {
+package enum DecimalText {
+    package static func fixed(_ value: Double, places: Int) -> String {
         var scale = 1
         for _ in 0..<places { scale *= 10 }
         let scaled = Int(saturating: abs(value) * Double(scale))

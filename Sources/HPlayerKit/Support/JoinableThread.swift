@@ -3,7 +3,7 @@ import Glibc
 
 /// A named pthread that is always joined: the read loop, each decode loop and the null outputs'
 /// clocks run on these, and `join()` is called on close so no thread outlives its owner.
-public final class JoinableThread: @unchecked Sendable {
+package final class JoinableThread: @unchecked Sendable {
     private final class Body {
         let name: String
         let run: () -> Void
@@ -17,7 +17,7 @@ public final class JoinableThread: @unchecked Sendable {
     private let joinLock = ConditionLock()
 
     /// Starts `body` at once on a new thread called `name` (at most 15 characters are kept).
-    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
         var handle = pthread_t()
         let result = pthread_create(&handle, nil, { raw in
@@ -32,7 +32,7 @@ public final class JoinableThread: @unchecked Sendable {
 
     /// Waits for the thread to end. Safe to call more than once and from several threads; on the
     /// thread itself (its owner let go of it there) the thread is detached instead.
-    public func join() {
+    package func join() {
         joinLock.withLock {
             guard let handle = thread else { return }
             if pthread_equal(handle, pthread_self()) != 0 {

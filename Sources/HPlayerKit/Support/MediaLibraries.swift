@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// What HPlayer plays on, for `--version`.
-public enum MediaLibraries {
+package enum MediaLibraries {
     /// FFmpeg's own version string, as the libraries linked say it ("5.1.6-0+deb12u1").
-    public static var ffmpegVersion: String { String(cString: av_version_info()) }
+    package static var ffmpegVersion: String { String(cString: av_version_info()) }
 }

@@ -2,6 +2,8 @@ import Glibc
 
 /// Seconds on CLOCK_MONOTONIC: the time base of every clock, log and deadline in the engine.
 public enum MonotonicClock {
+    /// Seconds since an arbitrary point (the boot): only differences mean anything. Any thread,
+    /// real-time ones included.
     @inline(__always)
     public static func now() -> Double {
         var time = timespec()

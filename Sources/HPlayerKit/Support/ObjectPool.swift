@@ -2,20 +2,20 @@
 ///
 /// `acquire` hands out a free object or makes a new one; `release` takes it back. `createdCount`
 /// is the number ever made: it stays flat once the queues have filled, which the tests check.
-public final class ObjectPool<Object: AnyObject>: @unchecked Sendable {
+package final class ObjectPool<Object: AnyObject>: @unchecked Sendable {
     private var free: [Object] = []
     private var created = 0
     private let make: () -> Object
     private let lock = ConditionLock()
 
-    public init(reserve: Int, make: @escaping () -> Object) {
+    package init(reserve: Int, make: @escaping () -> Object) {
         self.make = make
         free.reserveCapacity(reserve)
     }
 
-    public var createdCount: Int { lock.withLock { created } }
+    package var createdCount: Int { lock.withLock { created } }
 
-    public func acquire() -> Object {
+    package func acquire() -> Object {
         let reused: Object? = lock.withLock {
             if let object = free.popLast() { return object }
             created += 1
@@ -25,7 +25,7 @@ public final class ObjectPool<Object: AnyObject>: @unchecked Sendable {
     }
 
     /// Takes back an object its owner has already reset.
-    public func release(_ object: Object) {
+    package func release(_ object: Object) {
         lock.withLock { free.append(object) }
     }
 }

@@ -6,8 +6,8 @@
 /// per half-buffer rather than once per element. A consumer either sleeps until something arrives
 /// (a decode thread) or gets nothing at once (a render callback never waits). `flush` empties it and
 /// wakes every waiter; `close` makes every current and later wait return.
-public final class RingBuffer<Element>: @unchecked Sendable {
-    public enum PushResult: Equatable {
+package final class RingBuffer<Element>: @unchecked Sendable {
+    package enum PushResult: Equatable {
         case pushed
         /// The deadline passed or `wakeProducer()` was called before room came.
         case interrupted
@@ -30,7 +30,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     private let lock = ConditionLock()
 
     /// - Parameter capacity: rounded up to a power of two, at least 2.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         var size = 2
         while size < capacity { size <<= 1 }
         slotCount = size
@@ -44,13 +44,13 @@ public final class RingBuffer<Element>: @unchecked Sendable {
         storage.deallocate()
     }
 
-    public var count: Int { lock.withLock { Int(writeCounter &- readCounter) } }
-    public var capacity: Int { lock.withLock { slotCount } }
+    package var count: Int { lock.withLock { Int(writeCounter &- readCounter) } }
+    package var capacity: Int { lock.withLock { slotCount } }
 
     /// Doubles the capacity, keeping the queued elements in order, and wakes a blocked producer.
     /// For the read loop only, when a badly interleaved file would otherwise starve another
     /// stream: it allocates, so it is never part of steady playback.
-    public func grow() {
+    package func grow() {
         lock.withLock {
             let newCapacity = slotCount * 2
             let newStorage = UnsafeMutablePointer<Element?>.allocate(capacity: newCapacity)
@@ -69,17 +69,17 @@ public final class RingBuffer<Element>: @unchecked Sendable {
             lock.broadcast()
         }
     }
-    public var isClosed: Bool { lock.withLock { closed } }
+    package var isClosed: Bool { lock.withLock { closed } }
 
     /// Appends `element`, sleeping while the buffer is full until it has drained to half.
     /// - Parameter deadline: monotonic seconds after which a blocked push gives up with `.interrupted`.
-    public func push(_ element: Element, deadline: Double? = nil) -> PushResult {
+    package func push(_ element: Element, deadline: Double? = nil) -> PushResult {
         insert(element, deadline: deadline) { _ in false }
     }
 
     /// Inserts `element` after every element whose key is not greater than its own, scanning back
     /// from the tail: frames decoded out of order still leave in presentation order.
-    public func insert(_ element: Element, orderedBy key: (Element) -> Double, deadline: Double? = nil) -> PushResult {
+    package func insert(_ element: Element, orderedBy key: (Element) -> Double, deadline: Double? = nil) -> PushResult {
         let elementKey = key(element)
         return insert(element, deadline: deadline) { key($0) > elementKey }
     }
@@ -119,7 +119,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     /// `batch` elements (a consumer that takes them all in turn then wakes once per batch, not once
     /// per element), closes, or `deadline` (monotonic seconds) passes; without, returns nil at once
     /// when empty.
-    public func pop(blocking: Bool, deadline: Double? = nil, batch: Int = 1) -> Element? {
+    package func pop(blocking: Bool, deadline: Double? = nil, batch: Int = 1) -> Element? {
         lock.lock()
         defer { lock.unlock() }
         if blocking, !closed, writeCounter == readCounter {
@@ -142,7 +142,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
 
     /// Runs `body` with the buffer locked, to look at the queued elements and remove from the front
     /// in one step (the video renderer picks a frame and drops the ones it skips this way).
-    public func withContents<Result>(_ body: (inout Contents) -> Result) -> Result {
+    package func withContents<Result>(_ body: (inout Contents) -> Result) -> Result {
         lock.lock()
         defer { lock.unlock() }
         var contents = Contents(buffer: self)
@@ -150,7 +150,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     }
 
     /// Empties the buffer, handing each element to `release`, and wakes every waiter.
-    public func flush(_ release: (Element) -> Void) {
+    package func flush(_ release: (Element) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         while writeCounter != readCounter {
@@ -162,7 +162,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     /// Removes the elements `isStale` picks, wherever they stand, keeping the others in order, and
     /// wakes every waiter: a seek's caller empties the queues of what came before it without
     /// touching what the read thread, having seen the seek already, has queued since.
-    public func flush(where isStale: (Element) -> Bool, _ release: (Element) -> Void) {
+    package func flush(where isStale: (Element) -> Bool, _ release: (Element) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         var kept = readCounter
@@ -183,7 +183,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
 
     /// Makes a producer blocked on a full buffer (or the next one to block) return `.interrupted`,
     /// so the read loop can attend to a seek, a close or a buffering decision.
-    public func wakeProducer() {
+    package func wakeProducer() {
         lock.withLock {
             producerWakeRequested = true
             lock.broadcast()
@@ -193,7 +193,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     /// Makes a consumer blocked on an empty buffer (or the next one to block) return what it
     /// holds, nil when nothing: so it can look at something other than the buffer (a track's
     /// decoder has finished).
-    public func wakeConsumer() {
+    package func wakeConsumer() {
         lock.withLock {
             consumerWakeRequested = true
             lock.broadcast()
@@ -201,7 +201,7 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     }
 
     /// Ends all waiting for good: blocked and later pushes return `.closed`, pops return nil.
-    public func close() {
+    package func close() {
         lock.withLock {
             closed = true
             lock.broadcast()
@@ -219,23 +219,23 @@ public final class RingBuffer<Element>: @unchecked Sendable {
     }
 
     /// The queued elements, oldest first, seen while the buffer is locked.
-    public struct Contents: RandomAccessCollection {
+    package struct Contents: RandomAccessCollection {
         fileprivate unowned(unsafe) let buffer: RingBuffer
 
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { Int(buffer.writeCounter &- buffer.readCounter) }
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { Int(buffer.writeCounter &- buffer.readCounter) }
 
-        public subscript(position: Int) -> Element {
+        package subscript(position: Int) -> Element {
             buffer.storage[Int((buffer.readCounter &+ UInt(position)) & buffer.mask)]!
         }
 
-        public mutating func removeFirst() -> Element {
+        package mutating func removeFirst() -> Element {
             precondition(!isEmpty, "removeFirst on an empty ring buffer")
             return buffer.removeFirstLocked()
         }
 
         /// Takes back the newest element (a producer reclaiming what it queued).
-        public mutating func removeLast() -> Element {
+        package mutating func removeLast() -> Element {
             precondition(!isEmpty, "removeLast on an empty ring buffer")
             buffer.writeCounter &-= 1
             return buffer.storage[Int(buffer.writeCounter & buffer.mask)].take()!

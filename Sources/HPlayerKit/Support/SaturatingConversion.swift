@@ -2,7 +2,7 @@
 /// Swift traps on converting such a value to an integer, so every conversion of a time or a user
 /// number goes through here: rounded, clamped to the type's range, and NaN taken as zero.
 extension FixedWidthInteger {
-    public init(saturating value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
+    package init(saturating value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
         let rounded = value.rounded(rule)
         if rounded.isNaN {
             self = 0

@@ -3,9 +3,9 @@ import Glibc
 /// Puts a file in place whole or not at all: the bytes go to a temporary file in the same
 /// folder, which takes the file's name once written and synced. A failure leaves no part of a
 /// file behind, and any file already at the name as it was.
-public enum WholeFile {
+package enum WholeFile {
     /// Writes `bytes` to `path`, replacing any file there; `mode` as open(2) takes it (0600: the user's alone).
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o666) throws(MediaError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o666) throws(MediaError) {
         let (temporary, descriptor) = try createTemporary(beside: path, mode: mode)
         var failure: MediaError?
         do {
@@ -23,7 +23,7 @@ public enum WholeFile {
     }
 
     /// The bytes of the file at `path`, at most `limit` of them (more is an error).
-    public static func read(_ path: String, limit: Int) throws(MediaError) -> [UInt8] {
+    package static func read(_ path: String, limit: Int) throws(MediaError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw lastError(path) }
         defer { close(descriptor) }

@@ -1,8 +1,8 @@
 /// The rate a video stream without timestamps (raw H.264 or HEVC) is paced at, and where that
 /// rate came from, as mpv chooses it: `--container-fps-override`, else the rate the bitstream
 /// gives (the SPS's VUI timing, or HEVC's VPS), else 25 fps.
-public struct RawStreamRate: Equatable, Sendable {
-    public enum Origin: Equatable, Sendable {
+package struct RawStreamRate: Equatable, Sendable {
+    package enum Origin: Equatable, Sendable {
         /// `--container-fps-override`.
         case override
         /// The timing in the stream's parameter sets.
@@ -11,22 +11,22 @@ public struct RawStreamRate: Equatable, Sendable {
         case assumed
     }
 
-    public var framesPerSecond: Double
-    public var origin: Origin
+    package var framesPerSecond: Double
+    package var origin: Origin
 
-    public static let assumedFramesPerSecond = 25.0
+    package static let assumedFramesPerSecond = 25.0
 
     /// - Parameters:
     ///   - override: `--container-fps-override`, nil when not given.
     ///   - bitstream: the decoder's frame rate from the parameter sets, nil or 0 when they have none.
-    public static func choose(override: Double?, bitstream: Double?) -> RawStreamRate {
+    package static func choose(override: Double?, bitstream: Double?) -> RawStreamRate {
         if let override, isUsable(override) { return RawStreamRate(framesPerSecond: override, origin: .override) }
         if let bitstream, isUsable(bitstream) { return RawStreamRate(framesPerSecond: bitstream, origin: .bitstream) }
         return RawStreamRate(framesPerSecond: assumedFramesPerSecond, origin: .assumed)
     }
 
     /// What the player says about it: which rate, and why that one.
-    public var summary: String {
+    package var summary: String {
         let rate = DecimalText.fixed(framesPerSecond, places: 3)
         switch origin {
         case .override: return "no timestamps in the stream: paced at \(rate) fps, as --container-fps-override says"

@@ -2,7 +2,7 @@ import CFFmpeg
 import Synchronization
 
 /// What a track's decode loop is doing.
-public enum CodecState: Sendable, Equatable {
+package enum CodecState: Sendable, Equatable {
     case decoding
     /// Draining the decoder after the last packet.
     case flushing
@@ -26,8 +26,12 @@ protocol TrackListener: AnyObject, Sendable {
 /// The source pushes packets; the decode loop pops them, decodes, converts to what the output
 /// takes and queues frames (video in pts order); a renderer takes frames and gives them back with
 /// `recycle`. Packets and frames come from pools, so steady playback allocates none.
+///
+/// From outside HPlayerKit, a track is read only: its properties may be read from any thread.
 public final class Track: @unchecked Sendable {
+    /// Whether it plays video or audio.
     public let kind: MediaKind
+    /// The container's index of its stream, as `StreamInfo.index`.
     public let streamIndex: Int32
     let timeBase: TimeBase
     /// Packets per second (audio: sample rate / samples per packet): turns queue lengths into
@@ -141,7 +145,7 @@ public final class Track: @unchecked Sendable {
 
     // MARK: State shared with the decode loop
 
-    public var codecState: CodecState { lock.withLock { state } }
+    package var codecState: CodecState { lock.withLock { state } }
 
     /// `finishing`: the serial whose frames have all been decoded (with `.finished`).
     func setCodecState(_ newState: CodecState, finishing serial: Int? = nil) {
@@ -151,7 +155,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// True once the decoder has drained every frame of `serial`.
-    public func hasFinishedDecoding(serial: Int) -> Bool {
+    package func hasFinishedDecoding(serial: Int) -> Bool {
         finishedSerial.load(ordering: .acquiring) == serial
     }
 
@@ -188,7 +192,7 @@ public final class Track: @unchecked Sendable {
     public var decodeErrorCount: Int { decodeErrors.load(ordering: .relaxed) }
 
     /// Why not one frame has been decoded, as the error line gives it; nil once one has.
-    public var nothingDecodedReason: String? {
+    package var nothingDecodedReason: String? {
         guard !decodedAnyFrame.load(ordering: .relaxed) else { return nil }
         return "no frame could be decoded" + (lock.withLock { firstDecodeProblem }.map { " (\($0))" } ?? "")
     }
@@ -251,7 +255,7 @@ public final class Track: @unchecked Sendable {
     // MARK: Pools
 
     /// Gives a frame back once it has been presented or dropped.
-    public func recycle(_ frame: Frame) {
+    package func recycle(_ frame: Frame) {
         frame.reset()
         (frame.isConversionTarget ? conversionPool : framePool).release(frame)
     }
@@ -291,7 +295,7 @@ public final class Track: @unchecked Sendable {
     }
 
     /// Packet and frame wrappers ever made: flat in steady playback.
-    public var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
+    package var pooledObjectCount: Int { packetPool.createdCount + framePool.createdCount + conversionPool.createdCount }
 
     /// Pictures per second as the stream declares them (25 when it does not), or audio packets per second.
     static func packetsPerSecond(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>) -> Double {
