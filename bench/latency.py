@@ -185,6 +185,9 @@ def main():
     parser.add_argument("--transport", default="tcp,udp")
     parser.add_argument("--players", default="hplayer-record,hplayer-file-record,hplayer,hplayer-file,ffplay,mpv")
     parser.add_argument("--rtmp-port", type=int)
+    # A smoke run: each player once, the transports taken in turn, so that every player and
+    # every transport runs without every pairing (five runs, not fifteen).
+    parser.add_argument("--each-once", action="store_true")
     args = parser.parse_args()
     if "rtmp" in args.transport.split(",") and not args.rtmp_port:
         sys.exit("latency: rtmp needs --rtmp-port")
@@ -192,17 +195,21 @@ def main():
     results = {}
     # Runs alternate between the players, so that a busy moment of this shared machine does not
     # fall on one player's runs only.
+    transports, players = args.transport.split(","), args.players.split(",")
+    if args.each_once:
+        pairs = [(transports[index % len(transports)], player) for index, player in enumerate(players)]
+    else:
+        pairs = [(transport, player) for transport in transports for player in players]
     for run in range(args.runs):
-        for transport in args.transport.split(","):
-            for player in args.players.split(","):
-                median, p95, count, sent = run_once(args, player, transport, work)
-                rows = results.setdefault((transport, player), [])
-                if median is None:
-                    print(f"run {run + 1}: {transport:4} {player:19}: no picture presented (of {sent} sent)", flush=True)
-                    continue
-                rows.append((median, p95))
-                print(f"run {run + 1}: {transport:4} {player:19}: median {median:7.1f} ms, p95 {p95:7.1f} ms "
-                      f"({count} of {sent} pictures seen)", flush=True)
+        for transport, player in pairs:
+            median, p95, count, sent = run_once(args, player, transport, work)
+            rows = results.setdefault((transport, player), [])
+            if median is None:
+                print(f"run {run + 1}: {transport:4} {player:19}: no picture presented (of {sent} sent)", flush=True)
+                continue
+            rows.append((median, p95))
+            print(f"run {run + 1}: {transport:4} {player:19}: median {median:7.1f} ms, p95 {p95:7.1f} ms "
+                  f"({count} of {sent} pictures seen)", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     for (transport, player), rows in results.items():
         if not rows:

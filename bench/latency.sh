@@ -9,8 +9,9 @@
 #
 #   bench/latency.sh [RUNS]      1280x720 at 30 fps, 10 s, video only and with sound
 #   bench/latency.sh --smoke     one run of a 7 s 320x180 clip, video only, without the
-#                                --vo record run of --no-live: so the harness does not rot (7 s:
-#                                live mode's RTMP analysis waits 3 s for sound that never comes)
+#                                --vo record run of --no-live, each player once over TCP, UDP
+#                                and RTMP in turn: so the harness does not rot (7 s: live
+#                                mode's RTMP analysis waits 3 s for sound that never comes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -59,7 +60,7 @@ encode "$work/video.ts"
 
 echo "clip: $size at 30 fps, $seconds s; $runs runs, players alternating; $(nproc) cores; X server $DISPLAY (Xvfb), sound to PulseAudio"
 echo "== video only =="
-python3 bench/latency.py "$hplayer" "$work/video.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players"
+python3 bench/latency.py "$hplayer" "$work/video.ts" --runs "$runs" --transport tcp,udp,rtmp --rtmp-port "$rtmp_port" --players "$players" ${smoke:+--each-once}
 [ -n "$smoke" ] && exit 0
 # Not over RTMP: the relay's FLV restamps the pictures in whole milliseconds, which --vo record's
 # pts then do not match, and nginx-rtmp sends a joining viewer the sound before the pictures.

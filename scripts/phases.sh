@@ -23,10 +23,10 @@ phase_note() {
 phase_table() {
   [ -s "$1" ] || return 0
   awk -F'\t' '
-    BEGIN { printf "%-44s %8s %8s\n", "phase", "seconds", "budget" }
-    $3 == "-" { printf "%-44s %8d %8s\n", $1, $2, "-"; next }
-    { over = $2 > $3 ? "  OVER BUDGET" : ""; printf "%-44s %8d %8d%s\n", $1, $2, $3, over; total += $2; budget += $3 }
-    END { printf "%-44s %8d %8d%s\n", "total", total, budget, (total > budget ? "  OVER BUDGET" : "") }' "$1"
+    BEGIN { printf "%-58s %8s %8s\n", "phase", "seconds", "budget" }
+    $3 == "-" { printf "%-58s %8d %8s\n", $1, $2, "-"; next }
+    { over = $2 > $3 ? "  OVER BUDGET" : ""; printf "%-58s %8d %8d%s\n", $1, $2, $3, over; total += $2; budget += $3 }
+    END { printf "%-58s %8d %8d%s\n", "total", total, budget, (total > budget ? "  OVER BUDGET" : "") }' "$1"
 }
 
 # The N slowest tests in swift-testing's xUnit results $1, with their seconds.

@@ -34,12 +34,12 @@ esac
 # times under ThreadSanitizer. (The suites of damaged input, and the corpus sweep, run in the
 # plain build alone: they drive the same threads as these, over other bytes.)
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests)\.'
-integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart)/'
+integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart|Lifecycle)/'
              'Playback/(CachePlayback|Encoding|HardwareDecoding|LoadFileBurst|ByteSources|Metadata|MetadataInTheWindow)/'
-             'Playback/(NetworkPlayback|LiveStreams|Lifecycle|Seeking|Looping|Speed|IPC|AudioGroupSwitching|RawStreams)/')
+             'Playback/(NetworkPlayback|LiveStreams|Seeking|Looping|Speed|IPC|AudioGroupSwitching|RawStreams)/')
 scratch=".build/sanitize-$sanitizer"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Each process's log and xUnit results, and the sanitizer's reports, stay here after the run.
+work="$PWD/.build/test-logs/$sanitizer-sanitizer"
 
 if [ "$mode" != --no-build ]; then
   echo "== $sanitizer sanitizer: building in $scratch =="
@@ -48,6 +48,8 @@ if [ "$mode" != --no-build ]; then
   phase_end
 fi
 [ "$mode" != --build-only ] || exit 0
+rm -rf "$work"
+mkdir -p "$work"
 # Reports from every process go to files of their own (log_path), so none is lost in a test's
 # captured stderr. Swift's runtime backtracer would take the sanitizers' signals: off.
 export SWIFT_BACKTRACE=enable=no
@@ -63,7 +65,7 @@ skip=(--skip writeErrorAndLocalFiles)
 # Nor under either's shadow memory, for a bound in hundreds of MiB.
 skip+=(--skip patternReadAheadBounded)
 tests="$scratch/debug/HPlayerPackageTests.xctest"
-phase_begin "$sanitizer sanitizer: run (four processes)" 400
+phase_begin "$sanitizer sanitizer: run (four processes)" 330
 start_tests "$tests" "$work" units "" --filter "$units" "${skip[@]}"
 for index in "${!integration[@]}"; do
   start_tests "$tests" "$work" "integration-$((index + 1))" "" --no-parallel --filter "${integration[$index]}" "${skip[@]}"

@@ -284,7 +284,7 @@ extension Playback {
             #expect(push.status == 0, "\(push.stderr)")
             // nginx-rtmp keeps the viewer connected after the publisher has gone.
             MonotonicClock.sleep(until: MonotonicClock.now() + 2)
-            viewer.send(signal: SIGTERM)
+            viewer.sendWhenHandled(signal: SIGTERM)
             _ = viewer.wait(timeout: 10)
             let pts = recordedPts(played)
             #expect(pts.count >= 200, "\(pts.count) of 250 frames: \(viewer.stderr)")
@@ -297,7 +297,7 @@ extension Playback {
             while recordedPts(fromHLS).count < 50, hlsViewer.isRunning, MonotonicClock.now() < deadline {
                 MonotonicClock.sleep(until: MonotonicClock.now() + 0.1)
             }
-            hlsViewer.send(signal: SIGTERM)
+            hlsViewer.sendWhenHandled(signal: SIGTERM)
             _ = hlsViewer.wait(timeout: 10)
             #expect(recordedPts(fromHLS).count >= 50, "\(hlsViewer.stderr)")
         }
@@ -423,7 +423,7 @@ extension Playback {
             let url = server.url(URL(fileURLWithPath: clip).lastPathComponent)
             let encoder = try BackgroundProcess([Command.hplayer, "encode", "--from", url, "-o", folder + "/out.mp4"])
             MonotonicClock.sleep(until: MonotonicClock.now() + 1)
-            encoder.send(signal: SIGINT)
+            #expect(encoder.sendWhenHandled(signal: SIGINT), "hplayer came to handle Ctrl-C")
             #expect(encoder.wait(timeout: 10) == 1)
             #expect(encoder.stderr.split(separator: "\n") == ["hplayer: error: \(url): interrupted while opening"], "\(encoder.stderr)")
         }

@@ -233,7 +233,7 @@ extension Playback {
             MonotonicClock.sleep(until: MonotonicClock.now() + 2)
             // Datagrams may come back at any time: nothing ends but the user.
             #expect(player.isRunning)
-            player.send(signal: SIGINT)
+            player.sendWhenHandled(signal: SIGINT)
             #expect(player.wait(timeout: 5) != nil, "still running 5 s after Ctrl-C")
             // Waiting after playing: not the wait for the first datagram.
             let lines = statusLines(player.stderr)
@@ -323,7 +323,7 @@ extension Playback {
             #expect(sender.wait(timeout: 20) == 0)
             MonotonicClock.sleep(until: MonotonicClock.now() + 1.5)
             #expect(player.isRunning)
-            player.send(signal: SIGINT)
+            player.sendWhenHandled(signal: SIGINT)
             // Under ThreadSanitizer, libavformat's UDP reader thread, cancelled as the input closes
             // (pthread_cancel in udp_close), ends inside an interceptor, and TSan exits 66 ("finished
             // with ignores enabled"): not a race, which scripts/sanitizers.sh counts from its reports.

@@ -1,5 +1,6 @@
 import Foundation
 import HPlayerKit
+import HPlayerTestSupport
 
 /// A program left running while a test drives it.
 final class BackgroundProcess: @unchecked Sendable {
@@ -43,6 +44,30 @@ final class BackgroundProcess: @unchecked Sendable {
     var processIdentifier: Int32 { process.processIdentifier }
 
     func send(signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Sends `signal` once the program catches it (as /proc says: SigCgt), waiting up to
+    /// `timeout` seconds for that. Sent sooner, while the mask the program inherited
+    /// from the test process still blocks it, it would stay pending, and be dropped as the
+    /// program set it to be ignored: a slow start (a sanitizer's build, a busy machine) lost
+    /// Ctrl-C so. False when the program never came to handle it (the signal is sent anyway), or
+    /// had ended.
+    @discardableResult
+    func sendWhenHandled(signal: Int32, timeout: Double = 30) -> Bool {
+        let bit = UInt64(1) << UInt64(signal - 1)
+        var handled = false
+        _ = eventually(timeout: timeout) {
+            guard process.isRunning else { return true }
+            guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return false }
+            let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
+                guard line.hasPrefix("SigCgt:") else { return nil }
+                return UInt64(line.split(separator: "\t").last ?? "", radix: 16)
+            }
+            handled = masks.contains { $0 & bit != 0 }
+            return handled
+        }
+        send(signal: signal)
+        return handled
+    }
     var stderr: String { (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
     var stdout: String { (try? String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)) ?? "" }
 
