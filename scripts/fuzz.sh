@@ -10,7 +10,9 @@
 #                              FuzzSegmentKeyFrame FuzzOriginPolicy
 #
 # Two targets run at a time, each on a core of its own (libFuzzer runs one thread). The test
-# command runs it for 30 s each, having built them with --build-only while the tests ran.
+# command runs it for 30 s each, having built them with --build-only while the tests ran, at
+# idle priority beside its tests: HPLAYER_FUZZ_TIMEOUT (seconds, default 10) is then 60, as an
+# input's wall-clock time there counts the moments the tests took the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/phases.sh
@@ -93,7 +95,7 @@ seed() {
 # $findings/TARGET.report, printed when the pair it ran in is done, so that reports do not mix.
 fuzz() {
   local target=$1 binary="$scratch/debug/$1" failed=0
-  local options=(-timeout=10 -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/$target/")
+  local options=(-timeout="${HPLAYER_FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/$target/")
   {
     if [ -d "Fuzz/Regressions/$target" ] && [ -n "$(ls -A "Fuzz/Regressions/$target")" ]; then
       echo "== $target: the regression inputs =="

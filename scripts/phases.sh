@@ -35,5 +35,5 @@ slowest_tests() {
   awk '/<testcase /{ match($0, /classname="[^"]*"/); c = substr($0, RSTART + 11, RLENGTH - 12)
                      match($0, / name="[^"]*"/); n = substr($0, RSTART + 7, RLENGTH - 8)
                      match($0, /time="[^"]*"/); t = substr($0, RSTART + 6, RLENGTH - 7)
-                     printf "%10.1f  %s.%s\n", t, c, n }' "$1" | sort -rn | head -"${2:-10}"
+                     printf "%10.1f  %s.%s\n", t, c, n }' "$1" | sort -rn | awk -v most="${2:-10}" 'NR <= most' 
 }

@@ -50,6 +50,7 @@ fi
 [ "$mode" != --build-only ] || exit 0
 rm -rf "$work"
 mkdir -p "$work"
+trap stop_tests EXIT
 # Reports from every process go to files of their own (log_path), so none is lost in a test's
 # captured stderr. Swift's runtime backtracer would take the sanitizers' signals: off.
 export SWIFT_BACKTRACE=enable=no
@@ -74,20 +75,23 @@ wait_tests || status=$?
 phase_end
 cat "$work"/*.log > "$work/log"
 
-reports=$(cat "$work"/report.* 2>/dev/null | grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' || true)
-reports=$((reports + $(grep -cE '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' "$work/log" || true)))
+# ThreadSanitizer's reports start "WARNING: ThreadSanitizer"; AddressSanitizer's and
+# LeakSanitizer's "==PID==ERROR: …" (and a sanitizer's crash report "==PID==ERROR" too).
+pattern='^(==[0-9]+==)?(WARNING|ERROR): (ThreadSanitizer|AddressSanitizer|LeakSanitizer)'
+reports=$(cat "$work"/report.* 2>/dev/null | grep -cE "$pattern" || true)
+reports=$((reports + $(grep -cE "$pattern" "$work/log" || true)))
 if [ "$reports" -gt 0 ]; then
   echo "== $reports $sanitizer sanitizer report(s) =="
   cat "$work"/report.* 2>/dev/null | head -400 || true
-  grep -A40 -E '^(WARNING: ThreadSanitizer|ERROR: (AddressSanitizer|LeakSanitizer))' "$work/log" | head -400 || true
+  grep -A40 -E "$pattern" "$work/log" | head -400 || true
 fi
 
 failed_logic=0
 if [ "$status" -ne 0 ]; then
   failed=$(for results in "$work"/*.xml; do failed_tests "$results"; done | sort -u)
-  if [ -z "$failed" ]; then
-    echo "== the sanitized test run ended with status $status and no failed test: a crash =="
-    tail -40 "$work/log"
+  if [ -n "$tests_crashed" ]; then
+    echo "== the sanitized test run: ended with no failed test in its results (a crash, or killed): $tests_crashed=="
+    for name in $tests_crashed; do tail -40 "$work/$name.log"; done
     failed_logic=1
   fi
   for test in $failed; do

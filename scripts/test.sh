@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/test-results.sh
 source ./scripts/phases.sh
+source ./scripts/test-processes.sh
 # Each phase's wall time goes here, and the table is printed at the end, pass or fail.
 export HPLAYER_PHASES
 HPLAYER_PHASES=$(mktemp)
@@ -17,6 +18,7 @@ HPLAYER_PHASES=$(mktemp)
 slowest=$(mktemp)
 work=$(mktemp -d)
 summary() {
+  set +e
   echo "== the phases (wall seconds; budget: the test command's share of CI's 1,800 s) =="
   phase_table "$HPLAYER_PHASES"
   echo "== the 10 slowest tests (seconds) =="
@@ -32,7 +34,7 @@ phase_begin "test servers" 5
 start_test_servers
 phase_end
 background=""
-trap '[ -z "$background" ] || kill -- -"$background" 2>/dev/null || true; stop_test_servers; summary' EXIT
+trap '[ -z "$background" ] || kill -- -"$background" 2>/dev/null || true; stop_tests; stop_test_servers; summary' EXIT
 
 phase_begin "debug build (with the tests)" 200
 swift build --build-tests
@@ -45,17 +47,17 @@ mkdir -p "$logs"
 # smokes and the package use), one after another, then 30 seconds of each fuzz target (after the
 # inputs that once crashed one; two at a time) run in the background while the tests run, in the
 # idle scheduling class (chrt --idle): they take only the CPU time the tests leave, and a test's
-# thread that wakes takes its core back at once. Their log: .build/test-logs/background.log.
+# thread that wakes takes its core back at once. Their log: .build/test-logs/background.out.
 echo "== in the background: the ThreadSanitizer, fuzz and release builds, then scripts/fuzz.sh --no-build 30 =="
 in_background() {
   HPLAYER_PHASES="" chrt --idle 0 scripts/sanitizers.sh thread --build-only &&
     HPLAYER_PHASES="" chrt --idle 0 scripts/fuzz.sh --build-only &&
     chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer &&
     chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
-    HPLAYER_PHASES="" chrt --idle 0 scripts/fuzz.sh --no-build 30
+    HPLAYER_PHASES="" HPLAYER_FUZZ_TIMEOUT=60 chrt --idle 0 scripts/fuzz.sh --no-build 30
 }
 set -m  # in a process group of its own, so that an early exit stops all of it
-in_background > "$logs/background.log" 2>&1 &
+in_background < /dev/null > "$logs/background.out" 2>&1 &
 background=$!
 set +m
 background_start=$SECONDS
@@ -65,7 +67,6 @@ steal_percent() {
   a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
   echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) { ta += $i; tb += $(i + 11) } print int(100 * ($20 - $9) / (tb - ta)) }'
 }
-source ./scripts/test-processes.sh
 tests=.build/debug/HPlayerPackageTests.xctest
 # The clips the tests make, made once and shared by every test process (the sanitizers' too).
 # nginx's worker may run as another user: readable by all.
@@ -86,13 +87,18 @@ shards=('Playback/(HLSPlayback|Packaging|HugeNumbers|Snapshots)/'
         'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking)/')
 echo "== the tests that may share the machine, in six processes =="
 phase_begin "tests: the first phase (six processes)" 260
-start_tests "$tests" "$logs" units shared --filter "$units" "$@"
-rest=(--skip "$units")
-for index in "${!shards[@]}"; do
-  start_tests "$tests" "$logs" "playback-$((index + 1))" shared --no-parallel --filter "${shards[$index]}" "$@"
-  rest+=(--skip "${shards[$index]}")
-done
-start_tests "$tests" "$logs" playback-rest shared --no-parallel "${rest[@]}" "$@"
+if [ $# -gt 0 ]; then
+  # Arguments (--filter X, --skip Y) narrow the run: one process a phase, with them alone.
+  start_tests "$tests" "$logs" selected shared --no-parallel "$@"
+else
+  start_tests "$tests" "$logs" units shared --filter "$units"
+  rest=(--skip "$units")
+  for index in "${!shards[@]}"; do
+    start_tests "$tests" "$logs" "playback-$((index + 1))" shared --no-parallel --filter "${shards[$index]}"
+    rest+=(--skip "${shards[$index]}")
+  done
+  start_tests "$tests" "$logs" playback-rest shared --no-parallel "${rest[@]}"
+fi
 wait_tests || status=1
 phase_end
 # The second phase: the tests that measure wall-clock time (.realTime) or drive the X display
@@ -105,13 +111,16 @@ phase_end
 cat "$logs"/*.xml > "$slowest"
 if [ "$status" -ne 0 ]; then
   echo "== failed =="
-  cat "$logs"/*.log | grep -aE '✘|error:|fatal|Fatal' | grep -av '^.*✔' | sed 's/\x1b\[[0-9;]*m//g' || true
+  grep -ahE '✘|error:|fatal|Fatal' "$logs"/*.log | grep -av '^.*✔' | sed 's/\x1b\[[0-9;]*m//g' || true
   # A test that measures wall-clock time while playing in real time (tagged .realTime) can fail
   # because this shared machine was descheduled for a moment: such a test runs again, alone, once,
   # and the summary says so. Every other test is logic, and a logic test that fails once is a bug:
-  # it is never run again. A crash is not run again either.
+  # it is never run again. A test process that crashed or was killed fails the run as it is.
   failed=$(for results in "$logs"/*.xml; do failed_tests "$results"; done | sort -u)
-  if [ -n "$failed" ] && ! cat "$logs"/*.log | grep -qaE 'Fatal error|Program crashed'; then
+  if [ -n "$tests_crashed" ]; then
+    echo "== ended with no failed test in its results (a crash, or killed): $tests_crashed=="
+    for name in $tests_crashed; do tail -30 "$logs/$name.log" | sed 's/\x1b\[[0-9;]*m//g'; done
+  elif [ -n "$failed" ]; then
     status=0
     echo "== the failed tests; CPU time stolen by the host over 1 s: $(steal_percent) % =="
     for test in $failed; do
@@ -132,10 +141,10 @@ phase_begin "waiting for the background builds and fuzzing" 30
 echo "== the builds and the fuzzing done in the background =="
 if wait "$background"; then
   phase_note "background: builds, then fuzzing" $((SECONDS - background_start))
-  grep -aE '^(== Fuzz|Done |stat::number_of_executed_units)' "$logs/background.log" || true
+  grep -aE '^(== Fuzz|Done |stat::number_of_executed_units)' "$logs/background.out" || true
 else
-  echo "== a build or a fuzz target failed in the background (.build/test-logs/background.log) =="
-  grep -aE 'error|^fuzz:|^==[0-9]+==|SUMMARY|artifact' "$logs/background.log" | head -40 || tail -40 "$logs/background.log"
+  echo "== a build or a fuzz target failed in the background (.build/test-logs/background.out) =="
+  grep -aE 'error|^fuzz:|^==[0-9]+==|SUMMARY|artifact' "$logs/background.out" | head -40 || tail -40 "$logs/background.out"
   status=1
 fi
 background=""

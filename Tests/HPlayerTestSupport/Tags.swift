@@ -14,6 +14,8 @@ public struct RealTimeTrait: TestTrait, SuiteTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
+        // Alone, in the test command's second phase, even in a suite without `.phased`.
+        try TestPhase.cancelOutsideItsPhase(test)
         if !test.isSuite, let list = getenv("HPLAYER_REALTIME_LIST") {
             Self.append(Self.name(of: test), to: String(cString: list))
         }

@@ -26,18 +26,31 @@ public struct TestPhaseTrait: TestTrait, SuiteTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        if !test.isSuite, let phase = TestPhase.current, TestPhase.of(test) != phase {
-            try Test.cancel(phase == .shared ? "runs alone, in the test command's second phase"
-                                             : "runs beside others, in the test command's first phase")
-        }
+        try TestPhase.cancelOutsideItsPhase(test)
         try await function()
     }
 }
 
+extension TestPhase {
+    /// Cancels `test` (before it starts) when this process runs the other phase.
+    static func cancelOutsideItsPhase(_ test: Test) throws {
+        guard !test.isSuite, let phase = current, of(test) != phase else { return }
+        try Test.cancel(phase == .shared ? "runs alone, in the test command's second phase"
+                                         : "runs beside others, in the test command's first phase")
+    }
+}
+
 /// Marks a test that drives the X display or records the sound sink the test command starts:
-/// another test's window or sound would be in its grabs and recordings, so it runs alone.
-public struct DesktopTrait: TestTrait, SuiteTrait {
+/// another test's window or sound would be in its grabs and recordings, so it runs alone (even
+/// in a suite without `.phased`).
+public struct DesktopTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        try TestPhase.cancelOutsideItsPhase(test)
+        try await function()
+    }
 }
 
 extension Trait where Self == TestPhaseTrait {

@@ -27,9 +27,15 @@ enum Fixtures {
             if !FileManager.default.fileExists(atPath: sharedPath) {
                 try make(name, arguments, at: sharedPath)
             }
-            // A link, so that a folder served by a test's web server holds the clip as before.
-            guard link(sharedPath, path) == 0 || errno == EEXIST else {
-                throw FixtureError(description: "could not link \(name) into \(directory.path): errno \(errno)")
+            // A link, so that a folder served by a test's web server holds the clip as before; in
+            // place of a file a process of this pid left in an earlier run. A copy across file systems.
+            unlink(path)
+            if link(sharedPath, path) != 0 {
+                do {
+                    try FileManager.default.copyItem(atPath: sharedPath, toPath: path)
+                } catch {
+                    throw FixtureError(description: "could not link or copy \(name) into \(directory.path): \(error)")
+                }
             }
         } else {
             try make(name, arguments, at: path)
