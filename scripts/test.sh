@@ -50,11 +50,12 @@ mkdir -p "$logs"
 # thread that wakes takes its core back at once. Their log: .build/test-logs/background.out.
 echo "== in the background: the ThreadSanitizer, fuzz and release builds, then scripts/fuzz.sh --no-build 30 =="
 in_background() {
-  HPLAYER_PHASES="" chrt --idle 0 scripts/sanitizers.sh thread --build-only &&
-    HPLAYER_PHASES="" chrt --idle 0 scripts/fuzz.sh --build-only &&
-    chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product hplayer &&
-    chrt --idle 0 swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
-    HPLAYER_PHASES="" HPLAYER_FUZZ_TIMEOUT=60 chrt --idle 0 scripts/fuzz.sh --no-build 30
+  chrt --idle -p 0 "$BASHPID" >/dev/null  # inherited by all it starts
+  HPLAYER_PHASES="" scripts/sanitizers.sh thread --build-only &&
+    HPLAYER_PHASES="" scripts/fuzz.sh --build-only &&
+    source bench/common.sh && build_release &&
+    swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
+    HPLAYER_PHASES="" HPLAYER_FUZZ_TIMEOUT=60 scripts/fuzz.sh --no-build 30
 }
 set -m  # in a process group of its own, so that an early exit stops all of it
 in_background < /dev/null > "$logs/background.out" 2>&1 &
