@@ -34,6 +34,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libxml2 from Debian's libxml2-dev: MPEG-DASH manifests (DASH/MPDParser.swift).
+        .systemLibrary(
+            name: "CXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         // SQLite from Debian's libsqlite3-dev: the disk cache's index (Cache/CacheStore.swift).
         .systemLibrary(
             name: "CSQLite",
@@ -53,7 +59,7 @@ let package = Package(
         .target(
             name: "HPlayerKit",
             dependencies: [
-                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite",
+                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite", "CXML2",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -35,6 +35,7 @@ class Faults:
         self.lock = threading.Lock()
         self.drop_after = args.drop_after
         self.drops_left = args.drop_times
+        self.drop_path = args.drop_path
         self.stall_after = args.stall_after
         self.stall_seconds = args.stall_seconds
         self.stalls_left = args.stall_times
@@ -264,7 +265,8 @@ class Handler(BaseHTTPRequestHandler):
     def send_body(self, read, length, status):
         """`length` bytes from `read`, with the faults and at the schedule's pace."""
         faults = self.server.faults
-        drop = faults.drop_after if faults.drop_after is not None and faults.take("drops_left") else None
+        droppable = faults.drop_after is not None and self.path.endswith(faults.drop_path)
+        drop = faults.drop_after if droppable and faults.take("drops_left") else None
         stall = faults.stall_after if faults.stall_after is not None and faults.take("stalls_left") else None
         sent = 0
         began = time.monotonic()
@@ -321,6 +323,7 @@ def main():
     parser.add_argument("--log", required=True, help="JSON lines, one per request")
     parser.add_argument("--drop-after", type=int, help="close the connection after this many body bytes")
     parser.add_argument("--drop-times", type=int, default=1, help="how many responses are dropped (-1: all)")
+    parser.add_argument("--drop-path", default="", help="only responses for paths ending so are dropped")
     parser.add_argument("--stall-after", type=int, help="stop sending after this many body bytes...")
     parser.add_argument("--stall-seconds", type=float, default=0, help="...for this long")
     parser.add_argument("--stall-times", type=int, default=1)

@@ -28,7 +28,7 @@ extension CacheCommand {
             do throws(MediaError) {
                 let source = try open(url, options: options)
                 try read(source, progress: &progress)
-                if let rendition = (source as? HLSSegmentStream)?.audioRenditionURL {
+                if let rendition = (source as? SegmentStream)?.audioRenditionURL {
                     try read(try open(rendition, options: options), progress: &progress)
                 }
             } catch {
@@ -45,10 +45,10 @@ extension CacheCommand {
             // the bitrate policy would pick as the download went.
             var options = options
             if options.hlsBitrate == .auto { options.hlsBitrate = .max }
-            let source: ByteSource = NetworkOptions.isHLS(target) ? HLSSegmentStream(url: target, options: options)
+            let source: ByteSource = NetworkOptions.isSegmented(target) ? SegmentStream(url: target, options: options)
                 : options.httpResource(for: target)
             try source.open(at: 0)
-            if let stream = source as? HLSSegmentStream {
+            if let stream = source as? SegmentStream {
                 if let feature = stream.unsupportedFeature { throw MediaError(input: target, reason: "\(feature): not read by this client") }
                 guard stream.duration != nil else { throw MediaError(input: target, reason: "a live stream: nothing to prefetch") }
             }
@@ -74,7 +74,7 @@ extension CacheCommand {
 
         /// The file's length; for an HLS variant, its declared bandwidth over its duration.
         private static func expectedBytes(of source: ByteSource) -> Int64? {
-            if let stream = source as? HLSSegmentStream {
+            if let stream = source as? SegmentStream {
                 guard let duration = stream.duration, let bandwidth = stream.variants?.first(where: \.isPlaying)?.bandwidth else { return nil }
                 return Int64(duration * Double(bandwidth) / 8)
             }

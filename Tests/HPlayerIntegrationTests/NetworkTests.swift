@@ -564,7 +564,7 @@ extension Playback {
             let folder = try Self.encryptedVariant()
             let clear = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(try Self.ladder.get())/v0/index0.ts")))
             let server = try FaultServer(root: folder)
-            let stream = HLSSegmentStream(url: server.url("index.m3u8"))
+            let stream = SegmentStream(url: server.url("index.m3u8"))
             try stream.open(at: 0)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1000, alignment: 1)
             defer { buffer.deallocate() }
@@ -595,7 +595,7 @@ extension Playback {
         func keyFetchNotInSegmentTime() throws {
             let folder = try Self.encryptedVariant()
             let server = try FaultServer(["--slow-path", "key\\.bin$", "--slow-rate", "16"], root: folder)
-            let stream = HLSSegmentStream(url: server.url("index.m3u8"))
+            let stream = SegmentStream(url: server.url("index.m3u8"))
             defer { stream.close() }
             let began = MonotonicClock.now()
             try stream.open(at: 0)

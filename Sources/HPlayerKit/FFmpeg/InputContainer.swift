@@ -22,7 +22,7 @@ final class InputContainer: @unchecked Sendable {
     /// What of the input the disk cache holds; from any thread.
     var cacheMap: CacheMap? { byteSource?.cacheMap }
     /// Our HLS client, when it reads the input.
-    var hlsStream: HLSSegmentStream? { byteSource as? HLSSegmentStream }
+    var hlsStream: SegmentStream? { byteSource as? SegmentStream }
     /// The HLS client left the playlist to libavformat (the opening thread's).
     private var leftToLibavformat = false
     private var io: ByteSourceIO?
@@ -33,6 +33,8 @@ final class InputContainer: @unchecked Sendable {
     private var sections = SectionStreams()
     private var ownSectionCount = 0
     private var sectionFailure: MediaError?
+    /// Seconds added to the timestamps of the section open now.
+    private var sectionTimeOffset = 0.0
     /// Whether the section open now changed a stream's codec configuration.
     private var sectionChangedConfiguration = false
     /// The pictures variant switches bring that were shown before them (the read thread's).
@@ -73,8 +75,8 @@ final class InputContainer: @unchecked Sendable {
         self.format = format
         if let byteSource {
             self.byteSource = byteSource
-        } else if format == nil, NetworkOptions.isHLS(url) {
-            self.byteSource = HLSSegmentStream(url: url, options: network)
+        } else if format == nil, NetworkOptions.isSegmented(url) {
+            self.byteSource = SegmentStream(url: url, options: network)
         } else if format == nil, NetworkOptions.isHTTP(url) {
             self.byteSource = network.httpResource(for: url)
         } else {
@@ -89,7 +91,7 @@ final class InputContainer: @unchecked Sendable {
     func open(fullAnalysis: Bool) throws(MediaError) {
         if let byteSource {
             try byteSource.open(at: 0)
-            if let feature = (byteSource as? HLSSegmentStream)?.unsupportedFeature {
+            if let feature = (byteSource as? SegmentStream)?.unsupportedFeature {
                 Log.source.info("\(url): \(feature): played by libavformat's own HLS client")
                 leftToLibavformat = true
             }
@@ -97,7 +99,7 @@ final class InputContainer: @unchecked Sendable {
         try openDemuxer(fullAnalysis: fullAnalysis)
         firstStart = startTimeOfContext
         firstStreams = ownStreams.map(FirstStream.init)
-        if opensRenditions, let renditionURL = (byteSource as? HLSSegmentStream)?.audioRenditionURL, !leftToLibavformat {
+        if opensRenditions, let renditionURL = (byteSource as? SegmentStream)?.audioRenditionURL, !leftToLibavformat {
             openRendition(renditionURL, fullAnalysis: fullAnalysis)
         }
     }
@@ -292,7 +294,7 @@ final class InputContainer: @unchecked Sendable {
                 markShownBefore(packet, switches: hlsStream.switchPositions)
             }
             guard result >= 0, ownSectionCount > 0 else { return result }
-            if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams) { return result }
+            if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams, offset: sectionTimeOffset) { return result }
             av_packet_unref(packet)
         }
     }
@@ -332,6 +334,7 @@ final class InputContainer: @unchecked Sendable {
             return hp_averror(EIO)
         }
         sectionFailure = nil
+        sectionTimeOffset = timed.sectionTimeOffset
         sectionChangedConfiguration = sections.continueFirstStreams(ownStreams, firstStreams: &firstStreams, discards: discards)
         ownSectionCount += 1
         return 0
@@ -413,7 +416,7 @@ final class InputContainer: @unchecked Sendable {
 
     /// An HLS master playlist's variants, when our HLS client plays it.
     var variants: [VariantInfo]? {
-        leftToLibavformat ? nil : (byteSource as? HLSSegmentStream)?.variants
+        leftToLibavformat ? nil : (byteSource as? SegmentStream)?.variants
     }
 
     /// Why the I/O layer's last read failed, when it did.

@@ -72,8 +72,9 @@ struct SectionStreams {
 
     /// Gives a packet of the section open now the first stream's index and time base; false for
     /// a stream that continues none.
+    /// `offset`: seconds added to its timestamps (TimeSeekableByteSource.sectionTimeOffset).
     mutating func mapToFirstStreams(_ packet: UnsafeMutablePointer<AVPacket>, from context: UnsafeMutablePointer<AVFormatContext>,
-                                    firstStreams: [FirstStream]) -> Bool {
+                                    firstStreams: [FirstStream], offset: Double) -> Bool {
         let index = Int(packet.pointee.stream_index)
         guard index < map.count, map[index] >= 0, let stream = context.pointee.streams[index] else { return false }
         let first = Int(map[index])
@@ -82,6 +83,11 @@ struct SectionStreams {
             av_packet_rescale_ts(packet, stream.pointee.time_base, timeBase)
         }
         packet.pointee.stream_index = Int32(first)
+        if offset != 0, timeBase.num > 0 {
+            let ticks = Int64((offset * Double(timeBase.den) / Double(timeBase.num)).rounded())
+            if packet.pointee.pts != noTimestamp { packet.pointee.pts += ticks }
+            if packet.pointee.dts != noTimestamp { packet.pointee.dts += ticks }
+        }
         if configurationChanged.remove(index) != nil {
             let extradata = firstStreams[first].extradata
             if !extradata.isEmpty, let side = av_packet_new_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, extradata.count) {

@@ -135,11 +135,19 @@ package struct HLSSegment: Equatable, Sendable {
     package var map: HLSMap?
     /// EXT-X-PROGRAM-DATE-TIME, as written.
     package var programDateTime: String?
+    /// The same bytes elsewhere, tried in order when `uri` fails (a DASH manifest's further BaseURLs).
+    package var mirrors: [String] = []
+    /// Seconds added to its media's timestamps: a later DASH Period's, whose media times start
+    /// anew (its start less its presentationTimeOffset, from the first Period's). A segment of
+    /// another offset than the one before begins a new section.
+    package var timeOffset = 0.0
 
     package init(uri: String, duration: Double, title: String = "", sequenceNumber: Int, discontinuitySequence: Int = 0,
                 isDiscontinuity: Bool = false, byteRange: HLSByteRange? = nil, key: HLSKey? = nil, map: HLSMap? = nil,
-                programDateTime: String? = nil) {
+                programDateTime: String? = nil, mirrors: [String] = [], timeOffset: Double = 0) {
         self.uri = uri
+        self.mirrors = mirrors
+        self.timeOffset = timeOffset
         self.duration = duration
         self.title = title
         self.sequenceNumber = sequenceNumber
@@ -193,10 +201,13 @@ package struct HLSKey: Equatable, Sendable {
 package struct HLSMap: Equatable, Sendable {
     package var uri: String
     package var byteRange: HLSByteRange?
+    /// The same bytes elsewhere, tried in order when `uri` fails (a DASH manifest's further BaseURLs).
+    package var mirrors: [String] = []
 
-    package init(uri: String, byteRange: HLSByteRange? = nil) {
+    package init(uri: String, byteRange: HLSByteRange? = nil, mirrors: [String] = []) {
         self.uri = uri
         self.byteRange = byteRange
+        self.mirrors = mirrors
     }
 }
 

@@ -24,11 +24,14 @@ enum HLSReferences {
             master.renditions = master.renditions.filter { $0.uri.map(isAllowed) ?? true }
             return (.master(master), refused)
         case var .media(media):
-            media.segments = media.segments.filter { segment in
+            media.segments = media.segments.compactMap { segment in
+                var segment = segment
+                segment.mirrors.removeAll { !isAllowed($0) }
+                segment.map?.mirrors.removeAll { !isAllowed($0) }
                 // Each checked, so that every refused URL is told.
                 let parts = [isAllowed(segment.uri), segment.key.map { isAllowed($0.uri) } ?? true,
                              segment.map.map { isAllowed($0.uri) } ?? true]
-                return !parts.contains(false)
+                return parts.contains(false) ? nil : segment
             }
             return (.media(media), refused)
         }

@@ -43,6 +43,16 @@ public struct NetworkOptions: Sendable, Equatable {
         return path.lowercased().hasSuffix(".m3u8")
     }
 
+    /// Whether `url` is an MPEG-DASH manifest, for our DASH client: its path ends in .mpd.
+    package static func isDASH(_ url: String) -> Bool {
+        guard isHTTP(url) else { return false }
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        return path.lowercased().hasSuffix(".mpd")
+    }
+
+    /// Whether `url` is read by our segment stream (HLS or DASH).
+    package static func isSegmented(_ url: String) -> Bool { isHLS(url) || isDASH(url) }
+
     /// Whether `url` is fetched by the I/O layer's HTTP client rather than by libavformat.
     package static func isHTTP(_ url: String) -> Bool {
         let lowered = url.prefix(8).lowercased()

@@ -23,11 +23,13 @@ final class PlayerSession: @unchecked Sendable {
     private let received = Locked<[(event: PlayerEvent, time: Double)]>([])
     private var observation: Task<Void, Never>?
 
+    /// `pacedAudio`: false, the recorded sound is pulled as fast as it comes (an untimed run
+    /// then takes no longer than its decoding), rather than at the sound's own rate.
     init(url: String, options: PlayerOptions = PlayerOptions(), name: String = "session",
-         videoOutput: VideoOutput? = nil, audioOutput: AudioOutput? = nil, source: MediaSource? = nil) {
+         videoOutput: VideoOutput? = nil, audioOutput: AudioOutput? = nil, source: MediaSource? = nil, pacedAudio: Bool = true) {
         folder = Fixtures.newFolder(name)
         player = Player(url: url, options: options,
-                        audioOutput: audioOutput ?? RecordingAudioOutput(directory: folder),
+                        audioOutput: audioOutput ?? RecordingAudioOutput(directory: folder, paced: pacedAudio),
                         videoOutput: videoOutput ?? RecordingVideoOutput(directory: folder), source: source)
         let events = player.events()
         observation = Task { [received] in

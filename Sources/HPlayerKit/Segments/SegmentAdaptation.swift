@@ -2,7 +2,7 @@
 /// segment's variant, each segment fetched whole so that one too slow to arrive in time can be
 /// given up, the key frame a switch must start on, the audio rendition following the variant's
 /// AUDIO group, and the throughput estimate kept for the server's next session.
-extension HLSSegmentStream {
+extension SegmentStream {
     /// `auto`, at the end of segment `index`: its download taught to the bitrate policy, which
     /// picks the next segment's variant. Returns that segment's index in the new variant's
     /// playlist; nil to stay (the policy's choice, or the other playlist failed to load). No
@@ -61,7 +61,7 @@ extension HLSSegmentStream {
         guard playlist.isLive || next < playlist.segments.count else { return nil }
         let start = nextSegmentStart(after: index)
         do throws(MediaError) {
-            guard case let .media(media) = try parse(try fetchText(wanted), from: wanted) else {
+            guard case let .media(media) = try manifest(at: wanted) else {
                 throw MediaError(input: wanted, reason: "a master playlist where an audio rendition's was expected")
             }
             if let feature = Self.unsupportedFeature(of: media) { throw MediaError(input: wanted, reason: "\(feature): not read by this client") }

@@ -15,6 +15,9 @@ package protocol TimeSeekableByteSource: ByteSource {
     var isAtSectionEnd: Bool { get }
     /// Lets the next section be read, from its initialization section.
     func beginSection()
+    /// Seconds added to the timestamps of the section last begun (a later DASH Period's media
+    /// times, which start anew, onto the presentation's).
+    var sectionTimeOffset: Double { get }
 }
 
 /// Our HLS client: fetches the playlist (and, from a master playlist, the one variant chosen by
@@ -38,10 +41,12 @@ package protocol TimeSeekableByteSource: ByteSource {
 /// other variant's segment, which libavformat and the decoder take as a change of picture size.
 /// Positions: each segment's bytes follow the last one's; a seek by time starts the segment it
 /// lands in at a fresh position past everything read, so libavformat's view stays consistent.
-package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendable {
+package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     package let url: String
     private let options: NetworkOptions
     let http: any HTTPResource
+    /// What reads the manifests (HLS playlists, DASH MPDs) into this stream's model.
+    let front: any ManifestFrontEnd
 
     // The read thread's own.
     var playlistURL = ""
@@ -132,6 +137,7 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
     private var initSectionIndex = 0
     private var sectionHasBytes = false
     package private(set) var isAtSectionEnd = false
+    package private(set) var sectionTimeOffset = 0.0
     /// Initialization sections fetched, by URL and range: each is fetched once.
     private var initSections: [String: [UInt8]] = [:]
     package private(set) var isSectioned = false
@@ -158,6 +164,7 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
         self.url = url
         self.options = options
         followedRendition = following
+        front = NetworkOptions.isDASH(url) ? DASHManifests() : HLSManifests()
         http = options.httpResource(for: url)
         store = options.cache?.store()
         cacheMap = store.map { CacheMap(store: $0) }
@@ -180,8 +187,7 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
     private(set) var liveHoldBack: Double?
 
     package func open(at offset: Int64) throws(MediaError) {
-        let text = try fetchText(url)
-        switch try parse(text, from: url) {
+        switch try manifest(at: url) {
         case let .master(master):
             guard var chosen = options.hlsBitrate.choose(among: master.variants) else {
                 throw MediaError(input: url, reason: "a master playlist with no variant")
@@ -222,7 +228,10 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
         }
         guard !playlist.segments.isEmpty || playlist.isLive else { throw MediaError(input: playlistURL, reason: "a playlist with no segment") }
         unsupportedFeature = Self.unsupportedFeature(of: playlist)
-        guard unsupportedFeature == nil else { return try checkLeftToLibavformat() }
+        if let feature = unsupportedFeature {
+            guard front.leavesUnreadToLibavformat else { throw MediaError(input: url, reason: "\(feature): not read by this client") }
+            return try checkLeftToLibavformat()
+        }
         isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         publishCacheLayout()
@@ -385,7 +394,7 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
     /// The URL and media playlist of variant `index`.
     private func loadVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
         let variantURL = HLSURL.resolve(master.variants[index].uri, against: url)
-        guard case let .media(media) = try parse(try fetchText(variantURL), from: variantURL) else {
+        guard case let .media(media) = try manifest(at: variantURL) else {
             throw MediaError(input: variantURL, reason: "a variant's playlist is a master playlist")
         }
         return (variantURL, media)
@@ -526,8 +535,10 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
         if let map = segment.map {
             let mapURL = HLSURL.resolve(map.uri, against: base)
             let name = map.byteRange.map { "\(mapURL) bytes \($0.offset)+\($0.length)" } ?? mapURL
-            if name != sectionInit {
-                initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name)
+            if name != sectionInit || segment.timeOffset != sectionTimeOffset {
+                sectionTimeOffset = segment.timeOffset
+                initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name,
+                                                        mirrors: map.mirrors.map { HLSURL.resolve($0, against: base) })
                 initSectionIndex = 0
                 sectionInit = name
                 isAtSectionEnd = sectionHasBytes
@@ -556,15 +567,51 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
         // above is the segment's download (`segmentNetworkSeconds`).
         let opening = MonotonicClock.now()
         defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
-        try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0,
-                      caching: playlist.isLive ? .bypass : .store)
+        do {
+            try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0,
+                          caching: playlist.isLive ? .bypass : .store)
+        } catch {
+            try openMirror(of: segment, base: base, failure: error)
+        }
+    }
+
+    /// The segment's primary URL failed after the I/O layer's retries: the same bytes from its
+    /// other copies (a DASH manifest's further BaseURLs), in order.
+    private func openMirror(of segment: HLSSegment, base: String, failure: MediaError) throws(MediaError) {
+        var failure = failure
+        for mirror in segment.mirrors where !http.isCancelled {
+            let target = HLSURL.resolve(mirror, against: base)
+            do {
+                try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: true,
+                              caching: playlist.isLive ? .bypass : .store)
+                Log.network.warning("\(failure.input): \(failure.reason); fetched from \(target) instead")
+                options.monitor?.note(.retry(url: failure.input, reason: "\(failure.reason); from \(target)", delay: 0))
+                return
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
     }
 
     /// The initialization section at `mapURL` (within `range`), fetched the first time it is needed.
-    private func initializationSection(at mapURL: String, range: HLSByteRange?, name: String) throws(MediaError) -> [UInt8] {
+    /// Failing that, from its `mirrors` in order.
+    private func initializationSection(at mapURL: String, range: HLSByteRange?, name: String, mirrors: [String]) throws(MediaError) -> [UInt8] {
         if let known = initSections[name] { return known }
-        try http.open(url: mapURL, at: range?.offset ?? 0, length: range?.length, isContinuation: highestPosition > 0, caching: .store)
-        let bytes = try http.readAll(limit: Self.playlistLimit)
+        var bytes: [UInt8] = []
+        var failure: MediaError?
+        for target in [mapURL] + mirrors where !http.isCancelled {
+            do {
+                try http.open(url: target, at: range?.offset ?? 0, length: range?.length, isContinuation: highestPosition > 0, caching: .store)
+                bytes = try http.readAll(limit: Self.playlistLimit)
+                if let failure { Log.network.warning("\(failure.input): \(failure.reason); fetched from \(target) instead") }
+                failure = nil
+                break
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure { throw failure }
         guard !bytes.isEmpty else { throw MediaError(input: mapURL, reason: "an empty initialization section") }
         initSections[name] = bytes
         return bytes
@@ -647,7 +694,7 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
             let before = playlist.segments.last?.sequenceNumber
             var reloaded: HLSPlaylist
             do {
-                reloaded = try parseText(try fetchText(playlistURL, isLive: true), from: playlistURL)
+                reloaded = try front.read(playlistURL, isReload: true, through: self)
                 failedReloads = 0
             } catch {
                 if http.isCancelled { throw error }
@@ -674,45 +721,41 @@ package final class HLSSegmentStream: TimeSeekableByteSource, @unchecked Sendabl
         }
     }
 
-    /// A playlist's text. One the cache holds is taken from it unless it is a live one, which
-    /// changes as it is played: that is fetched, and a reload of it is never kept.
-    func fetchText(_ target: String, isLive: Bool = false) throws(MediaError) -> String {
+    /// A manifest's bytes. One the cache holds is taken from it when `isUsableFromCache` says so
+    /// (not a live one, which changes as it is played: that is fetched); a reload
+    /// (`isLive`) is never kept. The fetch is a throughput sample for the first variant.
+    func fetchDocument(_ target: String, isLive: Bool, isUsableFromCache: ([UInt8]) -> Bool) throws(MediaError) -> [UInt8] {
         if !isLive, let cached = http.cachedContent(of: target, limit: Self.playlistLimit) {
-            let text = String(decoding: cached, as: UTF8.self)
-            if case let .media(media)? = try? HLSPlaylistParser.parse(text), media.isLive {
-                Log.cache.debug("\(target): a live playlist: fetched, not taken from the cache")
-            } else {
-                return text
-            }
+            if isUsableFromCache(cached) { return cached }
+            Log.cache.debug("\(target): a live manifest: fetched, not taken from the cache")
         }
         let started = MonotonicClock.now()
         try http.open(url: target, at: 0, length: nil, isContinuation: false, caching: isLive ? .bypass : .store)
         let bytes = try http.readAll(limit: Self.playlistLimit)
         let finished = MonotonicClock.now()
         playlistDownload = ThroughputSample(bytes: Double(bytes.count), seconds: finished - started, finishedAt: finished)
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
+    }
+
+    /// `length` bytes of `target` from `offset` (an index, an initialization section), through the
+    /// disk cache.
+    func fetchRange(_ target: String, offset: Int64, length: Int64?) throws(MediaError) -> [UInt8] {
+        try http.open(url: target, at: offset, length: length, isContinuation: highestPosition > 0, caching: .store)
+        return try http.readAll(limit: Self.playlistLimit)
     }
 
     /// A playlist, an initialization section or a key larger than this is refused.
     static let playlistLimit = DocumentLimit.bytes
 
-    /// The playlist at `source`, read from `text`, with what it may not name taken out.
-    func parse(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
-        try allowedReferences(of: try parseText(text, from: source), from: source)
-    }
-
-    private func parseText(_ text: String, from source: String) throws(MediaError) -> HLSPlaylist {
-        do {
-            return try HLSPlaylistParser.parse(text)
-        } catch {
-            throw MediaError(input: source, reason: error.description)
-        }
+    /// The manifest at `source`, read by the front end, with what it may not name taken out.
+    func manifest(at source: String) throws(MediaError) -> HLSPlaylist {
+        try allowedReferences(of: try front.read(source, isReload: false, through: self), from: source)
     }
 
     /// `playlist` less the URLs OriginPolicy refuses, each told in one line (once, not at every
     /// live reload). When nothing playable is left, the stream fails at once: a refused URL is
     /// never tried, so not tried again.
-    private func allowedReferences(of playlist: HLSPlaylist, from source: String) throws(MediaError) -> HLSPlaylist {
+    func allowedReferences(of playlist: HLSPlaylist, from source: String) throws(MediaError) -> HLSPlaylist {
         let (allowed, refused) = HLSReferences.allowed(playlist, base: source)
         guard !refused.isEmpty else { return allowed }
         var untold = 0

@@ -1,0 +1,212 @@
+/// The DASH front end of the segment stream: an MPD read into the stream's model.
+///
+/// - The presentation: a variant per Representation of the first video AdaptationSet (its
+///   bandwidth with the sound's, as an HLS variant's BANDWIDTH counts), and a rendition per
+///   audio AdaptationSet, its highest Representation, played alongside. Without video, the
+///   audio Representations are the variants.
+/// - A Representation's timeline: its segments in every Period (the Representation of the same
+///   id in a later Period, else of the same rank by bandwidth), each Period's initialization
+///   section an EXT-X-MAP, each later Period's first segment a discontinuity. Numbers stay those
+///   of the MPD, so that a switch finds the same segment of another Representation.
+/// A variant's or rendition's URL is the MPD's with a fragment naming it (`#video=0/2`: the
+/// first video AdaptationSet's third Representation), which only this front end reads.
+final class DASHManifests: ManifestFrontEnd {
+    /// The MPD last read, and the URL it came from: a Representation's timeline is read from it
+    /// without fetching it again, but for a live reload.
+    private var document: (url: String, mpd: MPD)?
+    /// SegmentBase indexes read, by Period and Representation: each sidx is fetched once.
+    private var indexes: [String: [DASHSegment]] = [:]
+    private var toldText = false
+    /// libavformat's DASH demuxer is never used: it fetches every Representation.
+    var leavesUnreadToLibavformat: Bool { false }
+
+    func read(_ url: String, isReload: Bool, through stream: SegmentStream) throws(MediaError) -> HLSPlaylist {
+        let (documentURL, selection) = DASHSelection.split(url)
+        if isReload || document?.url != documentURL {
+            let bytes = try stream.fetchDocument(documentURL, isLive: isReload) { cached in
+                (try? MPDParser.parse(cached, url: documentURL))?.isDynamic == false
+            }
+            do {
+                document = (documentURL, try MPDParser.parse(bytes, url: documentURL))
+            } catch {
+                throw MediaError(input: documentURL, reason: error.reason)
+            }
+        }
+        guard let (_, mpd) = document else { throw MediaError(input: documentURL, reason: "no manifest") }
+        do throws(MPDError) {
+            guard let selection else { return .master(try presentation(of: mpd, url: documentURL)) }
+            return .media(try timeline(of: selection, in: mpd, url: documentURL, stream: stream))
+        } catch {
+            throw MediaError(input: url, reason: error.reason)
+        }
+    }
+
+    // MARK: The presentation
+
+    private func presentation(of mpd: MPD, url: String) throws(MPDError) -> HLSMasterPlaylist {
+        guard let period = mpd.periods.first else { throw MPDError("an MPD with no Period") }
+        let videoSets = period.adaptationSets.filter { $0.contentType == .video && !$0.representations.isEmpty }
+        let audioSets = period.adaptationSets.filter { $0.contentType == .audio && !$0.representations.isEmpty }
+        if !toldText, period.adaptationSets.contains(where: { $0.contentType == .text }) {
+            toldText = true
+            Log.network.info("\(url): text AdaptationSets are not read yet")
+        }
+        for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set) }
+        var master = HLSMasterPlaylist()
+        let defaultAudio = audioSets.firstIndex { $0.roles.contains("main") } ?? 0
+        for (ordinal, set) in audioSets.enumerated() where !videoSets.isEmpty {
+            let chosen = Self.highest(set.representations)
+            master.renditions.append(HLSRendition(
+                kind: .audio, groupID: "audio", name: set.language ?? set.id.map { "AdaptationSet \($0)" } ?? "audio \(ordinal + 1)",
+                uri: DASHSelection(kind: .audio, set: ordinal, representation: chosen).url(of: url), language: set.language,
+                isDefault: ordinal == defaultAudio, autoselect: true))
+        }
+        let sound = audioSets.isEmpty ? nil : audioSets[defaultAudio].representations[Self.highest(audioSets[defaultAudio].representations)]
+        if let video = videoSets.first {
+            for (index, representation) in video.representations.enumerated() {
+                master.variants.append(Self.variant(representation, sound: sound, audioGroup: sound == nil ? nil : "audio",
+                                                    url: DASHSelection(kind: .video, set: 0, representation: index).url(of: url)))
+            }
+        } else if let audio = audioSets.first {
+            for (index, representation) in audio.representations.enumerated() {
+                master.variants.append(Self.variant(representation, sound: nil, audioGroup: nil,
+                                                    url: DASHSelection(kind: .audio, set: 0, representation: index).url(of: url)))
+            }
+        }
+        guard !master.variants.isEmpty else { throw MPDError("no video or audio Representation in the first Period") }
+        return master
+    }
+
+    private static func variant(_ representation: MPDRepresentation, sound: MPDRepresentation?, audioGroup: String?, url: String) -> HLSVariant {
+        HLSVariant(uri: url, bandwidth: representation.bandwidth + (sound?.bandwidth ?? 0),
+                   resolution: representation.width.flatMap { width in representation.height.map { HLSResolution(width: width, height: $0) } },
+                   codecs: representation.codecs + (sound?.codecs ?? []), frameRate: representation.frameRate, audioGroup: audioGroup)
+    }
+
+    /// The Representation of the highest bandwidth.
+    private static func highest(_ representations: [MPDRepresentation]) -> Int {
+        representations.indices.max { representations[$0].bandwidth < representations[$1].bandwidth } ?? 0
+    }
+
+    /// Protected media is refused in one line, naming the scheme: never silence or garbage.
+    static func checkProtection(_ set: MPDAdaptationSet) throws(MPDError) {
+        let protections = set.representations.flatMap(\.protections)
+        guard !protections.isEmpty else { return }
+        var names: [String] = []
+        for protection in protections where protection.schemeIdUri.lowercased() != "urn:mpeg:dash:mp4protection:2011" && !names.contains(protection.name) {
+            names.append(protection.name)
+        }
+        let schemes = names.isEmpty ? protections[0].name : names.joined(separator: ", ")
+        throw MPDError("protected with \(schemes): not supported")
+    }
+
+    // MARK: A Representation's timeline
+
+    private func timeline(of selection: DASHSelection, in mpd: MPD, url: String, stream: SegmentStream) throws(MPDError) -> HLSMediaPlaylist {
+        var media = HLSMediaPlaylist()
+        media.hasEndList = !mpd.isDynamic
+        media.playlistType = mpd.isDynamic ? nil : .vod
+        var first: MPDRepresentation?
+        var origin: Double?
+        for (periodIndex, period) in mpd.periods.enumerated() {
+            guard let representation = Self.representation(selection, in: period, matching: first) else {
+                if periodIndex == 0 { throw MPDError("no such Representation (\(selection.text))") }
+                Log.network.warning("\(url): Period \(period.id ?? "\(periodIndex + 1)") has no Representation to follow \(first?.id ?? ""); the stream ends before it")
+                break
+            }
+            if first == nil { first = representation }
+            // Its media times onto the presentation's, from the first Period's.
+            let mediaOrigin = period.start - MPDSegmentIndex.presentationTimeOffset(of: representation)
+            if origin == nil { origin = mediaOrigin }
+            let timeOffset = mediaOrigin - (origin ?? mediaOrigin)
+            let map = try MPDSegmentIndex.initialization(of: Self.withBaseInit(representation)).map { initialization in
+                HLSMap(uri: initialization.urls[0], byteRange: initialization.range.map { HLSByteRange(length: Int64($0.count), offset: $0.lowerBound) },
+                       mirrors: Array(initialization.urls.dropFirst()))
+            }
+            let segments = try self.segments(of: representation, in: period, periodIndex: periodIndex, mpd: mpd, stream: stream)
+            for (index, segment) in segments.enumerated() {
+                guard let primary = segment.urls.first else { continue }
+                media.segments.append(HLSSegment(
+                    uri: primary, duration: segment.duration, sequenceNumber: periodIndex << 40 + segment.number,
+                    discontinuitySequence: periodIndex, isDiscontinuity: periodIndex > 0 && index == 0,
+                    byteRange: segment.range.map { HLSByteRange(length: Int64($0.count), offset: $0.lowerBound) },
+                    map: map, mirrors: Array(segment.urls.dropFirst()), timeOffset: timeOffset))
+            }
+        }
+        media.mediaSequence = media.segments.first?.sequenceNumber ?? 0
+        media.targetDuration = media.segments.map(\.duration).max()?.rounded(.up) ?? (mpd.isDynamic ? 2 : 0)
+        return media
+    }
+
+    private func segments(of representation: MPDRepresentation, in period: MPDPeriod, periodIndex: Int, mpd: MPD,
+                          stream: SegmentStream) throws(MPDError) -> [DASHSegment] {
+        guard case let .base(base)? = representation.segments else {
+            var liveEdge: (now: Double, depth: Double?)?
+            if mpd.isDynamic, let start = mpd.availabilityStartTime {
+                liveEdge = (WallClock.now() - start - period.start, mpd.timeShiftBufferDepth)
+            }
+            return try MPDSegmentIndex.segments(of: representation, periodDuration: period.duration, liveEdge: liveEdge)
+        }
+        let key = "\(periodIndex)/\(representation.id)"
+        if let known = indexes[key] { return known }
+        guard let range = base.indexRange, let url = representation.baseURLs.first else {
+            throw MPDError("Representation \(representation.id): a SegmentBase with no indexRange")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try stream.fetchRange(url, offset: range.lowerBound, length: Int64(range.count))
+        } catch {
+            throw MPDError("its index (sidx) at \(url) cannot be fetched: \(error.reason)")
+        }
+        let sidx = try SidxBox.parse(bytes)
+        let segments = MPDSegmentIndex.segments(of: representation, sidx: sidx, indexEnd: range.lowerBound + Int64(sidx.boxEnd))
+        indexes[key] = segments
+        return segments
+    }
+
+    /// A SegmentBase that names no Initialization: its media's bytes before the index.
+    private static func withBaseInit(_ representation: MPDRepresentation) -> MPDRepresentation {
+        guard case var .base(base)? = representation.segments, base.initialization == nil,
+              let index = base.indexRange, index.lowerBound > 0 else { return representation }
+        var result = representation
+        base.initialization = MPDResource(url: nil, range: 0...(index.lowerBound - 1))
+        result.segments = .base(base)
+        return result
+    }
+
+    /// The Representation `selection` names in `period`: in the first Period, by position; in a
+    /// later one, the AdaptationSet at the same position among those of its kind, and in it the
+    /// Representation of `first`'s id, else of the same rank by bandwidth.
+    private static func representation(_ selection: DASHSelection, in period: MPDPeriod, matching first: MPDRepresentation?) -> MPDRepresentation? {
+        let sets = period.adaptationSets.filter { $0.contentType == selection.kind && !$0.representations.isEmpty }
+        guard selection.set < sets.count else { return nil }
+        let representations = sets[selection.set].representations
+        guard let first else { return selection.representation < representations.count ? representations[selection.representation] : nil }
+        if let same = representations.first(where: { $0.id == first.id }) { return same }
+        let rank = min(selection.representation, representations.count - 1)
+        return representations.sorted { $0.bandwidth < $1.bandwidth }[rank]
+    }
+}
+
+/// Which Representation a variant's or rendition's URL names: its kind, its AdaptationSet's
+/// position among those of that kind in the first Period, and its position in the set.
+struct DASHSelection: Equatable {
+    var kind: MPDAdaptationSet.ContentType
+    var set: Int
+    var representation: Int
+
+    var text: String { "\(kind.rawValue)=\(set)/\(representation)" }
+
+    func url(of document: String) -> String { "\(document)#\(text)" }
+
+    /// The MPD's URL, and the selection its fragment names (nil: the whole presentation).
+    static func split(_ url: String) -> (document: String, selection: DASHSelection?) {
+        guard let hash = url.lastIndex(of: "#") else { return (url, nil) }
+        let fragment = url[url.index(after: hash)...]
+        let parts = fragment.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let kind = MPDAdaptationSet.ContentType(rawValue: String(parts[0])) else { return (url, nil) }
+        let numbers = parts[1].split(separator: "/")
+        guard numbers.count == 2, let set = Int(numbers[0]), let representation = Int(numbers[1]), set >= 0, representation >= 0 else { return (url, nil) }
+        return (String(url[..<hash]), DASHSelection(kind: kind, set: set, representation: representation))
+    }
+}
