@@ -10,7 +10,8 @@ If-Modified-Since names the file as it is gets 304. Every request goes to a JSON
 A few paths under /_fault/ are hostile answers of their own, for the tests of what a server can
 make the player do: /_fault/redirect?to=URL (a 302 to URL), /_fault/loop/N (a 302 to
 /_fault/loop/N+1, for ever), /_fault/big-head (a 200 whose head is 100 KiB) and
-/_fault/endless.m3u8 (a playlist whose body never ends).
+/_fault/endless.m3u8 (a playlist whose body never ends). /_clock answers the time, as a DASH
+UTCTiming source does, --clock-offset seconds from this machine's.
 
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
@@ -36,6 +37,7 @@ class Faults:
         self.drop_after = args.drop_after
         self.drops_left = args.drop_times
         self.drop_path = args.drop_path
+        self.clock_offset = args.clock_offset
         self.stall_after = args.stall_after
         self.stall_seconds = args.stall_seconds
         self.stalls_left = args.stall_times
@@ -135,6 +137,19 @@ class Handler(BaseHTTPRequestHandler):
         except (TypeError, ValueError):
             return False
 
+    def clock(self):
+        """The server's time as xs:dateTime (a DASH UTCTiming http-xsdate source), --clock-offset
+        seconds from this machine's."""
+        now = time.time() + self.server.faults.clock_offset
+        body = (time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % int((now % 1) * 1000)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+        return 200, len(body), "complete"
+
     def answer(self):
         faults = self.server.faults
         forced = faults.status_for(self.path)
@@ -143,6 +158,8 @@ class Handler(BaseHTTPRequestHandler):
             return forced, 0, "status"
         if self.path.startswith("/_fault/"):
             return self.hostile()
+        if self.path == "/_clock":
+            return self.clock()
         if self.server.upstream is not None:
             return self.relay(faults)
         path = os.path.join(self.server.root, self.path.split("?")[0].lstrip("/"))
@@ -323,6 +340,7 @@ def main():
     parser.add_argument("--log", required=True, help="JSON lines, one per request")
     parser.add_argument("--drop-after", type=int, help="close the connection after this many body bytes")
     parser.add_argument("--drop-times", type=int, default=1, help="how many responses are dropped (-1: all)")
+    parser.add_argument("--clock-offset", type=float, default=0, help="/_clock answers this machine's time plus this many seconds")
     parser.add_argument("--drop-path", default="", help="only responses for paths ending so are dropped")
     parser.add_argument("--stall-after", type=int, help="stop sending after this many body bytes...")
     parser.add_argument("--stall-seconds", type=float, default=0, help="...for this long")

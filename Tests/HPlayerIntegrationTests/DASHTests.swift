@@ -249,3 +249,117 @@ extension Playback {
         }
     }
 }
+
+extension Playback {
+    /// Live DASH: ffmpeg (`-f dash -streaming 1 -re`, 1 s segments of a SegmentTemplate with
+    /// @duration) writes a dynamic MPD, served by nginx; hplayer joins mid-stream. Real time:
+    /// the latency is measured against the wall clock. About 20 s, the encoder shared.
+    @Suite(.realTime, .timeLimit(.minutes(2))) struct DASHLive {
+        /// The encoder, started once: 60 s of testsrc2 and a tone into FOLDER/manifest.mpd, every
+        /// segment kept (a window of 60).
+        static let encoder: Result<(folder: String, process: BackgroundProcess), FixtureError> = {
+            let folder = Fixtures.newFolder("dash-live")
+            do {
+                let process = try BackgroundProcess([
+                    "ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=60",
+                    "-f", "lavfi", "-i", "sine=f=440:r=48000:d=60", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-g", "25", "-keyint_min", "25",
+                    "-sc_threshold", "0", "-b:v", "300k", "-c:a", "aac", "-b:a", "64k", "-f", "dash", "-seg_duration", "1", "-streaming", "1",
+                    "-use_template", "1", "-use_timeline", "0", "-window_size", "60", "-extra_window_size", "60",
+                    "-adaptation_sets", "id=0,streams=v id=1,streams=a", folder + "/manifest.mpd"])
+                return .success((folder, process))
+            } catch {
+                return .failure(FixtureError(description: "\(error)"))
+            }
+        }()
+
+        /// The encoder's folder once it has written `segments` video segments.
+        static func live(segments: Int) async throws -> String {
+            let folder = try encoder.get().folder
+            let deadline = MonotonicClock.now() + 30
+            while !FileManager.default.fileExists(atPath: String(format: "%@/chunk-stream0-%05d.m4s", folder, segments)) {
+                guard MonotonicClock.now() < deadline else { throw FixtureError(description: "the live encoder wrote no segment \(segments)") }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            return folder
+        }
+
+        /// `name`.mpd in `folder`: the encoder's MPD with a latency target of 3 s, its
+        /// availability start moved by `shift` seconds and a UTCTiming naming `clock`.
+        static func manifest(_ folder: String, name: String, shift: Double = 0, clock: String? = nil) throws -> MPD {
+            var text = try String(contentsOfFile: folder + "/manifest.mpd", encoding: .utf8)
+            let parsed = try MPDParser.parse(Array(text.utf8), url: "http://127.0.0.1/manifest.mpd")
+            guard let start = parsed.availabilityStartTime, let open = text.range(of: "availabilityStartTime=\""),
+                  let close = text[open.upperBound...].firstIndex(of: "\"") else { throw FixtureError(description: "no availabilityStartTime") }
+            let moved = Date(timeIntervalSince1970: start + shift)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            text.replaceSubrange(open.upperBound..<close, with: formatter.string(from: moved))
+            text = text.replacingOccurrences(of: "<ServiceDescription id=\"0\">", with: "<ServiceDescription id=\"0\"><Latency target=\"3000\"/>")
+            if let clock {
+                text = text.replacingOccurrences(of: "</MPD>", with: "<UTCTiming schemeIdUri=\"urn:mpeg:dash:utc:http-xsdate:2014\" value=\"\(clock)\"/></MPD>")
+            }
+            try text.write(toFile: "\(folder)/\(name).mpd", atomically: true, encoding: .utf8)
+            return try MPDParser.parse(Array(text.utf8), url: "http://127.0.0.1/\(name).mpd")
+        }
+
+        /// ffmpeg's frames of every video segment written so far, in order.
+        static func reference(_ folder: String) throws -> [String] {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/init-stream0.m4s"))
+            var number = 1
+            while case let path = String(format: "%@/chunk-stream0-%05d.m4s", folder, number), FileManager.default.fileExists(atPath: path) {
+                bytes += try Data(contentsOf: URL(fileURLWithPath: path))
+                number += 1
+            }
+            let joined = Fixtures.newFolder("dash-live-reference") + "/joined.mp4"
+            try bytes.write(to: URL(fileURLWithPath: joined))
+            return try Fixtures.frameMD5s(joined)
+        }
+
+        /// Plays `url` until 100 frames are shown; the frames, and each one's latency: the wall
+        /// time it was shown at, on the server's clock (`serverAhead` seconds ahead), less the
+        /// time it was made available from (the availability start plus its pts).
+        static func play(_ url: String, availabilityStart: Double, serverAhead: Double, name: String) async throws -> ([PresentedFrame], [Double]) {
+            let session = PlayerSession(url: url, name: name)
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("100 frames shown", timeout: 30) { _ in session.presentedFrames.count >= 100 }
+            session.close()
+            // The monotonic clock the frames are stamped with, onto the wall clock.
+            let wallLessMonotonic = Date().timeIntervalSince1970 - MonotonicClock.now()
+            let frames = session.presentedFrames
+            return (frames, frames.map { $0.presentedAt + wallLessMonotonic + serverAhead - (availabilityStart + $0.pts) })
+        }
+
+        static func check(_ frames: [PresentedFrame], latencies: [Double], folder: String) throws {
+            let steps = zip(frames.dropFirst(), frames).map { $0.pts - $1.pts }
+            #expect(frames.count >= 100 && steps.allSatisfy { abs($0 - 0.04) < 0.001 }, "steps: \(Set(steps.map { ($0 * 1000).rounded() }))")
+            let reference = try reference(folder)
+            let first = try #require(reference.firstIndex(of: frames[0].md5), "the first frame shown is none of ffmpeg's")
+            #expect(Array(reference[first...].prefix(frames.count)) == frames.map(\.md5))
+            // Joined mid-stream, not at the start.
+            #expect(frames[0].pts >= 1)
+            let median = latencies.sorted()[latencies.count / 2]
+            #expect(abs(median - 3) < 1, "latency: median \(median) s, from \(latencies.min() ?? 0) to \(latencies.max() ?? 0) s; the target is 3 s")
+        }
+
+        @Test("Joined mid-stream: a contiguous run of ffmpeg's frames, shown at the MPD's 3 s latency target", .timeLimit(.minutes(1)))
+        func joinsAtTheLatencyTarget() async throws {
+            let folder = try await Self.live(segments: 5)
+            let nginx = try NginxServer(root: folder)
+            let mpd = try Self.manifest(folder, name: "target")
+            let (frames, latencies) = try await Self.play(nginx.url("target.mpd"), availabilityStart: mpd.availabilityStartTime!, serverAhead: 0, name: "dash-live")
+            try Self.check(frames, latencies: latencies, folder: folder)
+        }
+
+        @Test("A server clock an hour ahead, told through UTCTiming (http-xsdate): segments worked out on the server's clock, ffmpeg's frames at the latency target", .timeLimit(.minutes(1)))
+        func serverClockFromUTCTiming() async throws {
+            let folder = try await Self.live(segments: 5)
+            let nginx = try NginxServer(root: folder)
+            let server = try FaultServer(["--clock-offset", "3600"], upstream: nginx)
+            let mpd = try Self.manifest(folder, name: "shifted", shift: 3600, clock: server.url("_clock"))
+            let (frames, latencies) = try await Self.play(server.url("shifted.mpd"), availabilityStart: mpd.availabilityStartTime!, serverAhead: 3600, name: "dash-live-clock")
+            try Self.check(frames, latencies: latencies, folder: folder)
+            #expect(server.requests.contains { $0.path == "/_clock" })
+        }
+    }
+}

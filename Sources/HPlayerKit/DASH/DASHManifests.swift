@@ -17,20 +17,27 @@ final class DASHManifests: ManifestFrontEnd {
     /// SegmentBase indexes read, by Period and Representation: each sidx is fetched once.
     private var indexes: [String: [DASHSegment]] = [:]
     private var toldText = false
+    /// When the MPD was last fetched (monotonic), for `minimumUpdatePeriod`.
+    private var fetchedAt = 0.0
+    /// A dynamic MPD: the server's clock less this machine's, seconds, from its UTCTiming (0
+    /// without one); read once.
+    private var clockOffset: Double?
     /// libavformat's DASH demuxer is never used: it fetches every Representation.
     var leavesUnreadToLibavformat: Bool { false }
 
     func read(_ url: String, isReload: Bool, through stream: SegmentStream) throws(MediaError) -> HLSPlaylist {
         let (documentURL, selection) = DASHSelection.split(url)
-        if isReload || document?.url != documentURL {
+        if document?.url != documentURL || (isReload && isUpdateDue) {
             let bytes = try stream.fetchDocument(documentURL, isLive: isReload) { cached in
                 (try? MPDParser.parse(cached, url: documentURL))?.isDynamic == false
             }
             do {
                 document = (documentURL, try MPDParser.parse(bytes, url: documentURL))
+                fetchedAt = MonotonicClock.now()
             } catch {
                 throw MediaError(input: documentURL, reason: error.reason)
             }
+            if let mpd = document?.mpd, mpd.isDynamic, clockOffset == nil { clockOffset = serverClockOffset(mpd, url: documentURL, stream: stream) }
         }
         guard let (_, mpd) = document else { throw MediaError(input: documentURL, reason: "no manifest") }
         do throws(MPDError) {
@@ -39,6 +46,43 @@ final class DASHManifests: ManifestFrontEnd {
         } catch {
             throw MediaError(input: url, reason: error.reason)
         }
+    }
+
+    /// A live reload fetches the MPD again once its `minimumUpdatePeriod` has passed (always
+    /// when it gives none); in between, the segments are worked out anew from the one held.
+    private var isUpdateDue: Bool {
+        guard let period = document?.mpd.minimumUpdatePeriod, period > 0 else { return true }
+        return MonotonicClock.now() - fetchedAt >= period
+    }
+
+    /// The server's clock less this machine's, from the first UTCTiming this client reads
+    /// (`http-xsdate`, `http-iso`, `direct`); 0, with a warning, when none can be read.
+    private func serverClockOffset(_ mpd: MPD, url: String, stream: SegmentStream) -> Double {
+        for timing in mpd.utcTimings {
+            let scheme = timing.scheme.lowercased()
+            do throws(MediaError) {
+                if scheme.hasPrefix("urn:mpeg:dash:utc:direct:") {
+                    guard let time = ISOTime.dateTime(timing.value) else { throw MediaError(input: url, reason: "UTCTiming direct \"\(timing.value)\" is not a date and time") }
+                    return time - WallClock.now()
+                }
+                guard scheme.hasPrefix("urn:mpeg:dash:utc:http-xsdate:") || scheme.hasPrefix("urn:mpeg:dash:utc:http-iso:") else { continue }
+                let timeURL = HLSURL.resolve(timing.value, against: url)
+                if let refusal = OriginPolicy.refusal(of: timeURL, namedBy: url) { throw MediaError(input: timeURL, reason: refusal) }
+                let asked = WallClock.now()
+                let bytes = try stream.fetchDocument(timeURL, isLive: true) { _ in false }
+                let answered = WallClock.now()
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard let time = ISOTime.dateTime(text) else { throw MediaError(input: timeURL, reason: "\"\(text.prefix(40))\" is not a date and time") }
+                // The server read its clock about halfway through the exchange.
+                let offset = time - (asked + answered) / 2
+                Log.network.info("\(url): the server's clock is \(DecimalText.fixed(offset, places: 3)) s from this machine's (\(timeURL))")
+                return offset
+            } catch {
+                Log.network.warning("\(error.input): \(error.reason); trying the next UTCTiming")
+            }
+        }
+        if !mpd.utcTimings.isEmpty { Log.network.warning("\(url): no UTCTiming could be read; this machine's clock is taken as the server's") }
+        return 0
     }
 
     // MARK: The presentation
@@ -135,7 +179,16 @@ final class DASHManifests: ManifestFrontEnd {
         }
         media.mediaSequence = media.segments.first?.sequenceNumber ?? 0
         media.targetDuration = media.segments.map(\.duration).max()?.rounded(.up) ?? (mpd.isDynamic ? 2 : 0)
+        if mpd.isDynamic { media.holdBack = Self.holdBack(mpd, segmentDuration: media.segments.map(\.duration).max() ?? media.targetDuration) }
         return media
+    }
+
+    /// Live: how far behind the live edge to play. ServiceDescription's latency target, else
+    /// `suggestedPresentationDelay`, else three segments (as HLS); never under two segments,
+    /// since a segment is fetched once it has all arrived.
+    static func holdBack(_ mpd: MPD, segmentDuration: Double) -> Double {
+        let wanted = mpd.latencyTarget ?? mpd.suggestedPresentationDelay.map { max($0, 3 * segmentDuration) } ?? 3 * segmentDuration
+        return max(wanted, 2 * segmentDuration)
     }
 
     private func segments(of representation: MPDRepresentation, in period: MPDPeriod, periodIndex: Int, mpd: MPD,
@@ -143,7 +196,7 @@ final class DASHManifests: ManifestFrontEnd {
         guard case let .base(base)? = representation.segments else {
             var liveEdge: (now: Double, depth: Double?)?
             if mpd.isDynamic, let start = mpd.availabilityStartTime {
-                liveEdge = (WallClock.now() - start - period.start, mpd.timeShiftBufferDepth)
+                liveEdge = (WallClock.now() + (clockOffset ?? 0) - start - period.start, mpd.timeShiftBufferDepth)
             }
             return try MPDSegmentIndex.segments(of: representation, periodDuration: period.duration, liveEdge: liveEdge)
         }

@@ -115,6 +115,9 @@ package struct HLSMediaPlaylist: Equatable, Sendable {
     /// EXT-X-ENDLIST: no segment will be added (VOD, or a live stream that ended).
     package var hasEndList = false
     package var segments: [HLSSegment] = []
+    /// Live: how far behind the live edge playback starts and keeps (a DASH latency target);
+    /// nil: three target durations.
+    package var holdBack: Double?
 
     package var isLive: Bool { !hasEndList && playlistType != .vod }
     package var duration: Double { segments.reduce(0) { $0 + $1.duration } }

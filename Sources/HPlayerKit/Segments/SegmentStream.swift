@@ -69,6 +69,8 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// Live playlist reloads that failed one after another, and how many are ridden out.
     private var failedReloads = 0
     static let reloadFailureLimit = 5
+    /// Since when the live segment being opened has been waited for (HTTP 404).
+    private var liveSegmentWait: Double?
     /// The current segment's decryption (AES-128), its plaintext not handed out yet, and whether
     /// its last block has been decrypted.
     private var decryptor: SegmentDecryptor?
@@ -237,8 +239,8 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         publishCacheLayout()
         let first = firstSegmentIndex()
         if playlist.isLive {
-            // At least three target durations: a playlist just begun lists fewer, an empty one none.
-            let holdBack = max(playlist.segments[first...].reduce(0) { $0 + $1.duration }, 3 * playlist.targetDuration)
+            // At least the hold-back: a playlist just begun lists fewer, an empty one none.
+            let holdBack = max(playlist.segments[first...].reduce(0) { $0 + $1.duration }, liveTarget)
             liveHoldBack = holdBack > 0 ? holdBack : nil
         }
         try startSegment(at: first)
@@ -341,12 +343,16 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
 
     // MARK: Segments
 
-    /// VOD: the first segment. Live: the one three target durations from the live edge.
+    /// How far behind the live edge playback starts and keeps: the manifest's hold-back (a
+    /// DASH latency target), else three target durations (RFC 8216's default).
+    private var liveTarget: Double { playlist.holdBack ?? 3 * playlist.targetDuration }
+
+    /// VOD: the first segment. Live: the one `liveTarget` from the live edge.
     private func firstSegmentIndex() -> Int {
         guard playlist.isLive else { return 0 }
         var remaining = 0.0
         var index = playlist.segments.count
-        while index > 0, remaining < 3 * playlist.targetDuration {
+        while index > 0, remaining < liveTarget - 0.001 {
             index -= 1
             remaining += playlist.segments[index].duration
         }
@@ -369,14 +375,32 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
             segmentNetworkSeconds = 0
             do {
                 try open(segment)
+                liveSegmentWait = nil
                 return
             } catch {
+                if try waitsForLiveSegment(at: index, failure: error) { continue }
                 if openFromAlternate(index, failure: error) { return }
                 try skip(HLSURL.resolve(segment.uri, against: playlistURL), error)
                 index += 1
             }
         }
     }
+
+    /// A live segment at the end of the manifest not found yet (a DASH manifest's times say a
+    /// segment is there a little before the packager has written it): waited for, up to two
+    /// target durations, not skipped. True to try it again.
+    private func waitsForLiveSegment(at index: Int, failure: MediaError) throws(MediaError) -> Bool {
+        guard playlist.isLive, index >= playlist.segments.count - 2, failure.reason.hasPrefix("HTTP 404"), !http.isCancelled else { return false }
+        if liveSegmentWait == nil { liveSegmentWait = MonotonicClock.now() }
+        guard let began = liveSegmentWait, MonotonicClock.now() - began < 2 * max(playlist.targetDuration, 1) else {
+            liveSegmentWait = nil
+            return false
+        }
+        try wait(Self.liveSegmentRetryInterval)
+        return true
+    }
+
+    static let liveSegmentRetryInterval = 0.2
 
     /// The segment has ended: on to the next. False at the end of the stream.
     private func advance() throws(MediaError) -> Bool {
