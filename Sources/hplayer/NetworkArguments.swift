@@ -44,6 +44,8 @@ struct NetworkArguments: ParsableArguments {
     var hlsBitrate: String?
     @Option(name: .customLong("hls-abr"), help: "The bitrate policy of --hls-bitrate=auto: auto (the default), bola, throughput or seed.")
     var hlsABR: String?
+    @Option(help: "The sound's languages in order of preference, comma-separated (as mpv's --alang): the HLS audio rendition or DASH audio set fetched, and a file's audio track.")
+    var alang: String?
     @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
     var cache: String?
     @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
@@ -65,6 +67,7 @@ struct NetworkArguments: ParsableArguments {
             }
             options.hlsABR = policy
         }
+        if let alang { options.audioLanguages = alang.split(separator: ",").map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty } }
         options.cache = try diskCache()
     }
 

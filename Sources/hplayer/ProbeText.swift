@@ -35,8 +35,32 @@ enum ProbeText {
             if variant.isPlaying { line += " [playing]" }
             lines.append(line)
         }
+        for (index, period) in (info.periods ?? []).enumerated() { lines += describe(period, index: index) }
         if let stream = info.annexB { lines += describe(stream) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A DASH Period: a line for it, one per AdaptationSet, one per Representation.
+    static func describe(_ period: ManifestPeriod, index: Int) -> [String] {
+        var line = "  period \(index + 1)" + (period.id.map { " (\($0))" } ?? "") + cFormat(": from %.3f s", period.start)
+        line += period.duration.map { cFormat(", %.3f s", $0) } ?? ", duration unknown"
+        var lines = [line]
+        for set in period.adaptationSets {
+            var parts = ["    \(set.contentType)"]
+            if let language = set.language { parts.append("[\(language)]") }
+            if !set.roles.isEmpty { parts.append("roles \(set.roles.joined(separator: ", "))") }
+            if !set.protections.isEmpty { parts.append("protected: \(set.protections.joined(separator: ", "))") }
+            lines.append(parts.joined(separator: " "))
+            for representation in set.representations {
+                var parts = ["      representation \(representation.id): \(representation.bandwidth / 1000) kb/s"]
+                if let width = representation.width, let height = representation.height { parts.append("\(width)x\(height)") }
+                if let rate = representation.frameRate { parts.append(cFormat("%.3g fps", rate)) }
+                if !representation.codecs.isEmpty { parts.append(representation.codecs.joined(separator: ", ")) }
+                if representation.isPlaying { parts.append("[playing]") }
+                lines.append(parts.joined(separator: " "))
+            }
+        }
+        return lines
     }
 
     /// A raw H.264 or HEVC stream as our NAL parser reads it.

@@ -223,6 +223,33 @@ extension Playback {
                     "requests: \(paths)")
         }
 
+        @Test("--alang picks the audio AdaptationSet of the language asked for, and nothing of the other is fetched; without it, the one whose Role is main",
+              arguments: [(["de"], true), ([], false), (["ja", "en"], false)])
+        func audioLanguage(languages: [String], german: Bool) async throws {
+            let folder = try Self.set(.template)
+            try? FileManager.default.createSymbolicLink(atPath: folder + "/de", withDestinationPath: folder)
+            let original = try String(contentsOfFile: folder + "/manifest.mpd", encoding: .utf8)
+            guard let audio = original.range(of: "<AdaptationSet id=\"1\""), let end = original.range(of: "</AdaptationSet>", range: audio.upperBound..<original.endIndex) else {
+                throw FixtureError(description: "no audio AdaptationSet")
+            }
+            let english = String(original[audio.lowerBound..<end.upperBound])
+                .replacingOccurrences(of: "contentType=\"audio\"", with: "contentType=\"audio\" lang=\"en\"")
+                .replacingOccurrences(of: "<Representation", with: "<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"main\"/><Representation")
+            let german = english.replacingOccurrences(of: "lang=\"en\"", with: "lang=\"de\"").replacingOccurrences(of: "value=\"main\"", with: "value=\"dub\"")
+                .replacingOccurrences(of: "media=\"chunk", with: "media=\"de/chunk").replacingOccurrences(of: "initialization=\"init", with: "initialization=\"de/init")
+            try original.replacingCharacters(in: audio.lowerBound..<end.upperBound, with: german + "\n" + english)
+                .write(toFile: folder + "/languages.mpd", atomically: true, encoding: .utf8)
+            let server = try FaultServer(root: folder)
+            var options = Self.untimed(.min)
+            options.source.network.audioLanguages = languages
+            let session = PlayerSession(url: server.url("languages.mpd"), options: options, name: "dash-alang", pacedAudio: false)
+            try await session.playToEnd()
+            let audioPaths = server.requests.map(\.path).filter { $0.contains("stream3") }
+            // The German set's files are under /de/, the English one's not.
+            #expect(!audioPaths.isEmpty && audioPaths.allSatisfy { $0.hasPrefix("/de/") == german }, "audio requests: \(audioPaths)")
+            #expect(try session.recordedAudio().samples.count > 48_000 * 5)
+        }
+
         /// `hplayer play` with no outputs; its exit status and error lines.
         static func play(_ url: String) throws -> (status: Int32, errors: [String]) {
             let result = try Command.run([Command.hplayer, "play", url, "--vo", "null", "--ao", "null", "--untimed", "--no-status"], timeout: 60)

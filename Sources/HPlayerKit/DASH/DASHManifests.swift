@@ -22,6 +22,13 @@ final class DASHManifests: ManifestFrontEnd {
     /// A dynamic MPD: the server's clock less this machine's, seconds, from its UTCTiming (0
     /// without one); read once.
     private var clockOffset: Double?
+    /// `--alang`: the audio AdaptationSet played is the first of these languages it has.
+    private let audioLanguages: [String]
+
+    init(audioLanguages: [String]) {
+        self.audioLanguages = audioLanguages
+    }
+
     /// libavformat's DASH demuxer is never used: it fetches every Representation.
     var leavesUnreadToLibavformat: Bool { false }
 
@@ -85,6 +92,30 @@ final class DASHManifests: ManifestFrontEnd {
         return 0
     }
 
+    /// The MPD as read, for `hplayer probe`: every Period's sets and Representations, those of
+    /// the first Period that `playing` (variant and rendition URLs) name marked.
+    func periods(playing: [String]) -> [ManifestPeriod]? {
+        guard let mpd = document?.mpd else { return nil }
+        let selections = playing.compactMap { DASHSelection.split($0).selection }
+        return mpd.periods.enumerated().map { periodIndex, period in
+            var ordinals: [MPDAdaptationSet.ContentType: Int] = [:]
+            let sets = period.adaptationSets.map { set in
+                let ordinal = set.representations.isEmpty ? -1 : ordinals[set.contentType, default: 0]
+                if !set.representations.isEmpty { ordinals[set.contentType] = ordinal + 1 }
+                var names: [String] = []
+                for protection in set.representations.flatMap(\.protections) where !names.contains(protection.name) { names.append(protection.name) }
+                return ManifestAdaptationSet(
+                    contentType: set.contentType.rawValue, language: set.language, roles: set.roles, protections: names,
+                    representations: set.representations.enumerated().map { index, representation in
+                        ManifestRepresentation(id: representation.id, bandwidth: representation.bandwidth, width: representation.width,
+                                               height: representation.height, frameRate: representation.frameRate, codecs: representation.codecs,
+                                               isPlaying: periodIndex == 0 && selections.contains(DASHSelection(kind: set.contentType, set: ordinal, representation: index)))
+                    })
+            }
+            return ManifestPeriod(id: period.id, start: period.start, duration: period.duration, adaptationSets: sets)
+        }
+    }
+
     // MARK: The presentation
 
     private func presentation(of mpd: MPD, url: String) throws(MPDError) -> HLSMasterPlaylist {
@@ -97,7 +128,8 @@ final class DASHManifests: ManifestFrontEnd {
         }
         for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set) }
         var master = HLSMasterPlaylist()
-        let defaultAudio = audioSets.firstIndex { $0.roles.contains("main") } ?? 0
+        let defaultAudio = AudioLanguage.choose(among: audioSets.map(\.language), preferences: audioLanguages)
+            ?? audioSets.firstIndex { $0.roles.contains("main") } ?? 0
         for (ordinal, set) in audioSets.enumerated() where !videoSets.isEmpty {
             let chosen = Self.highest(set.representations)
             master.renditions.append(HLSRendition(

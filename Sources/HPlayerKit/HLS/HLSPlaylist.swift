@@ -19,6 +19,15 @@ package struct HLSMasterPlaylist: Equatable, Sendable {
         return inGroup.first(where: \.isDefault) ?? inGroup.first(where: \.autoselect) ?? inGroup.first
     }
 
+    /// The rendition of `variant`'s AUDIO group of the first language in `languages` it has
+    /// (`--alang`), else its default.
+    package func audioRendition(of variant: HLSVariant, languages: [String]) -> HLSRendition? {
+        guard let group = variant.audioGroup else { return nil }
+        let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
+        if let chosen = AudioLanguage.choose(among: inGroup.map(\.language), preferences: languages) { return inGroup[chosen] }
+        return defaultAudioRendition(of: variant)
+    }
+
     /// The rendition of `variant`'s AUDIO group that follows `current` (the one playing, of
     /// another group) when the stream moves to `variant`: the one of the same language, by the
     /// same name among several; the group's default when none has the language.

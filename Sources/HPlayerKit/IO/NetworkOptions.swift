@@ -30,6 +30,9 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `hplayer cache prefetch --keep-keys`: the HLS keys fetched are kept in the cache folder
     /// (KeptKeys), for playing offline. Otherwise a key is held in memory alone.
     public var keepsKeys = false
+    /// `--alang`: the sound to fetch (an HLS audio rendition, a DASH audio AdaptationSet) and to
+    /// play (a file's audio track), by language, in order of preference; empty: the default.
+    public var audioLanguages: [String] = []
     /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
     public var rtspTransport: String?
 

@@ -15,14 +15,18 @@ public struct MediaInfo: Codable, Equatable, Sendable {
     /// Every stream of the file, in its order, played or not.
     public var streams: [StreamInfo]
     /// An HLS master playlist's variants, in its order, the one playing marked; nil otherwise.
+    /// A DASH manifest's are its first video AdaptationSet's Representations.
     public var variants: [VariantInfo]? = nil
+    /// A DASH manifest's Periods, AdaptationSets and Representations, those fetched marked;
+    /// nil for anything else.
+    public var periods: [ManifestPeriod]? = nil
     /// The file's tags, in its order.
     public var tags: [MetadataTag] = []
     /// The file's chapters, in its order; empty when it has none.
     public var chapters: [Chapter] = []
     /// A raw H.264 file's NAL units, parameter sets and IDRs, by our own parser.
     package var annexB: AnnexBSummary? = nil
-    /// A live HLS playlist: the seconds behind its live edge that playback began at and keeps to.
+    /// A live HLS playlist or DASH manifest: the seconds behind its live edge that playback began at and keeps to.
     public var liveHoldBack: Double? = nil
 }
 

@@ -157,6 +157,10 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     package private(set) var variants: [VariantInfo]?
+    /// A DASH manifest's Periods, sets and Representations, those fetched marked (set by `open`).
+    package var manifestPeriods: [ManifestPeriod]? {
+        (front as? DASHManifests)?.periods(playing: [playlistURL] + (audioRenditionURL.map { [$0] } ?? []))
+    }
     /// What the disk cache holds of the variant playing.
     package let cacheMap: CacheMap?
 
@@ -166,7 +170,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         self.url = url
         self.options = options
         followedRendition = following
-        front = NetworkOptions.isDASH(url) ? DASHManifests() : HLSManifests()
+        front = NetworkOptions.isDASH(url) ? DASHManifests(audioLanguages: options.audioLanguages) : HLSManifests()
         http = options.httpResource(for: url)
         store = options.cache?.store()
         cacheMap = store.map { CacheMap(store: $0) }
@@ -214,7 +218,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
                 return
             }
             Log.network.info("\(url): playing variant \(chosen + 1) of \(master.variants.count): \(variants![chosen].summary)")
-            if let rendition = master.defaultAudioRendition(of: variant), let uri = rendition.uri {
+            if let rendition = master.audioRendition(of: variant, languages: options.audioLanguages), let uri = rendition.uri {
                 audioRendition = rendition
                 audioRenditionURL = HLSURL.resolve(uri, against: url)
                 audioRenditionChoice.wanted = audioRenditionURL
