@@ -232,12 +232,12 @@ extension Playback {
             guard let audio = original.range(of: "<AdaptationSet id=\"1\""), let end = original.range(of: "</AdaptationSet>", range: audio.upperBound..<original.endIndex) else {
                 throw FixtureError(description: "no audio AdaptationSet")
             }
-            let english = String(original[audio.lowerBound..<end.upperBound])
+            let englishSet = String(original[audio.lowerBound..<end.upperBound])
                 .replacingOccurrences(of: "contentType=\"audio\"", with: "contentType=\"audio\" lang=\"en\"")
                 .replacingOccurrences(of: "<Representation", with: "<Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"main\"/><Representation")
-            let german = english.replacingOccurrences(of: "lang=\"en\"", with: "lang=\"de\"").replacingOccurrences(of: "value=\"main\"", with: "value=\"dub\"")
+            let germanSet = englishSet.replacingOccurrences(of: "lang=\"en\"", with: "lang=\"de\"").replacingOccurrences(of: "value=\"main\"", with: "value=\"dub\"")
                 .replacingOccurrences(of: "media=\"chunk", with: "media=\"de/chunk").replacingOccurrences(of: "initialization=\"init", with: "initialization=\"de/init")
-            try original.replacingCharacters(in: audio.lowerBound..<end.upperBound, with: german + "\n" + english)
+            try original.replacingCharacters(in: audio.lowerBound..<end.upperBound, with: germanSet + "\n" + englishSet)
                 .write(toFile: folder + "/languages.mpd", atomically: true, encoding: .utf8)
             let server = try FaultServer(root: folder)
             var options = Self.untimed(.min)
