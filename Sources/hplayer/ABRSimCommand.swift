@@ -11,7 +11,7 @@ struct ABRSimCommand: ParsableCommand {
         abstract: "Compare the HLS bitrate policies over throughput traces (files or folders of them: each folder is a set).")
 
     @Argument(help: "Trace files (\"<seconds>\\t<Mbit/s>\" lines) or folders of them.") var traces: [String]
-    @Option(help: "The ladder: pensieve (300 to 4300 kb/s, 4 s segments), or a local HLS master playlist whose segment files give the sizes.")
+    @Option(help: "The ladder: pensieve (300 to 4300 kb/s, 4 s segments), or a local HLS master playlist or DASH MPD whose segment files give the sizes.")
     var ladder = "pensieve"
     @Option(help: "Segments played per session with the pensieve ladder.") var segments = 48
     @Option(name: .customLong("policy"), help: "A policy (seed, throughput, bola, auto), or all.") var policyName = "all"
@@ -108,59 +108,16 @@ struct ABRSimCommand: ParsableCommand {
         return trace
     }
 
-    /// Pensieve's ladder, or a local master playlist's: its variants' declared bit rates
-    /// (AVERAGE-BANDWIDTH where given) and their segments' real sizes.
+    /// Pensieve's ladder, or a local HLS master playlist's or DASH MPD's (ABRLadderFile).
     private func loadLadder() throws -> ABRLadder {
         if ladder == "pensieve" { return .pensieve(segments: segments) }
-        let master: HLSMasterPlaylist
-        do {
-            guard case let .master(parsed) = try HLSPlaylistParser.parse(try String(contentsOfFile: ladder, encoding: .utf8)) else {
-                throw CommandLineFailure.media(MediaError(input: ladder, reason: "not a master playlist"))
-            }
-            master = parsed
-        } catch let error as CommandLineFailure {
-            throw error
-        } catch {
-            throw CommandLineFailure.media(MediaError(input: ladder, reason: "\(error)"))
-        }
-        let folder = Self.folder(of: ladder)
-        let variants = master.variants.sorted { ($0.averageBandwidth ?? $0.bandwidth) < ($1.averageBandwidth ?? $1.bandwidth) }
-        var sizes: [[Double]] = []  // per variant, per segment
-        var durations: [Double] = []
-        for variant in variants {
-            let path = folder + "/" + variant.uri
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8), case let .media(media)? = try? HLSPlaylistParser.parse(text) else {
-                throw CommandLineFailure.media(MediaError(input: path, reason: "not a media playlist"))
-            }
-            let base = Self.folder(of: path)
-            sizes.append(try media.segments.map { segment in
-                if let range = segment.byteRange { return Double(range.length) }
-                let file = base + "/" + segment.uri
-                guard let size = Self.fileSize(file) else {
-                    throw CommandLineFailure.media(MediaError(input: file, reason: "no such segment file"))
-                }
-                return Double(size)
-            })
-            durations += media.segments.map(\.duration)
-        }
-        let count = sizes.map(\.count).min() ?? 0
-        guard variants.count > 1, count > 0 else { throw CommandLineFailure.media(MediaError(input: ladder, reason: "a ladder needs two variants with segments")) }
-        return ABRLadder(name: MediaMetadata.fileName(of: folder),
-                         bitrates: variants.map { Double($0.averageBandwidth ?? $0.bandwidth) },
-                         segmentDuration: durations.reduce(0, +) / Double(durations.count),
-                         sizes: (0..<count).map { segment in sizes.map { $0[segment] } })
+        return ladder.lowercased().hasSuffix(".mpd") ? try ABRLadderFile.dash(ladder) : try ABRLadderFile.hls(ladder)
     }
 
     /// A regular file's size in bytes; nil where there is none.
-    private static func fileSize(_ path: String) -> Int? {
+    static func fileSize(_ path: String) -> Int? {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int(status.st_size)
-    }
-
-    /// The folder a path is in: "." for a bare name.
-    private static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

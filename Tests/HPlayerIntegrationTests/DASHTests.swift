@@ -251,6 +251,19 @@ extension Playback {
             #expect(try session.recordedAudio().samples.count > 48_000 * 5)
         }
 
+        @Test("hplayer abr-sim --ladder takes an MPD of each layout: its video Representations' bandwidths, its segments and their durations", arguments: Layout.allCases)
+        func simulatorLadder(layout: Layout) throws {
+            let folder = try Self.set(layout)
+            let trace = folder + "/steady"
+            try "0\t2.0\n1\t2.0\n".write(toFile: trace, atomically: true, encoding: .utf8)
+            let result = try Command.run([Command.hplayer, "abr-sim", trace, "--ladder", folder + "/manifest.mpd", "--policy", "seed"], timeout: 60)
+            #expect(result.status == 0, "\(result.stderr)")
+            let mpd = try MPDParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.mpd"))), url: "file://" + folder + "/manifest.mpd")
+            let rates = mpd.periods[0].adaptationSets[0].representations.map(\.bandwidth).sorted().map { "\($0 / 1000)" }.joined(separator: " ")
+            #expect(rates.split(separator: " ").count == 3)
+            #expect(result.stdout.split(separator: "\n").first == "ladder dash-\(layout.rawValue): \(rates) kb/s, 3 segments of 2.0 s", "\(result.stdout)")
+        }
+
         /// `hplayer play` with no outputs; its exit status and error lines.
         static func play(_ url: String) throws -> (status: Int32, errors: [String]) {
             let result = try Command.run([Command.hplayer, "play", url, "--vo", "null", "--ao", "null", "--untimed", "--no-status"], timeout: 60)
