@@ -119,5 +119,7 @@ if Context.environment["HPLAYER_FUZZ"] != nil {
         .executableTarget(name: "FuzzHLSPlaylist", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzHLSPlaylist"),
         .executableTarget(name: "FuzzSegmentKeyFrame", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSegmentKeyFrame"),
         .executableTarget(name: "FuzzOriginPolicy", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzOriginPolicy"),
+        .executableTarget(name: "FuzzMPD", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzMPD"),
+        .executableTarget(name: "FuzzSidx", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSidx"),
     ]
 }

@@ -5,7 +5,7 @@
 # predicts for the same trace and ladder (no round trip added, 30 s read ahead as the player is
 # given). Usage: bench/abr-e2e.sh [TRACE...]   (default: a Norway trace, an FCC trace, and a step:
 # 3 Mb/s for 20 s, 40 s at 0.5 Mb/s, then 3 Mb/s; a step alone with the argument "step"). ABR_POLICIES="auto seed"
-# runs only those (default: all four).
+# runs only those (default: all four). ABR_FORMAT=dash plays the same ladder as a DASH MPD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -26,7 +26,13 @@ read -r -a policies <<< "${ABR_POLICIES:-auto bola throughput seed}"
 
 echo "making the ladder..." >&2
 rates=(300 750 1200 1850 2850)
-make_abr_ladder "$work/www" 160 "${rates[@]}"
+if [ "${ABR_FORMAT:-hls}" = dash ]; then
+  make_abr_dash_ladder "$work/www" 160 "${rates[@]}"
+  manifest=manifest.mpd
+else
+  make_abr_ladder "$work/www" 160 "${rates[@]}"
+  manifest=master.m3u8
+fi
 kbps=$(IFS=,; echo "${rates[*]}")
 
 # A trace's lines as the fault server's schedule: each rate for the time to the next line, the last for ever.
@@ -39,10 +45,10 @@ for trace in "${traces[@]}"; do
   for policy in "${policies[@]}"; do
     serve_faults "$work/requests.jsonl" --rate-schedule "$(schedule "$trace")" --trace-clock
     rm -rf "$work/stats"
-    timeout 600 "$hplayer" "$base/master.m3u8" --vo null --ao null --no-status --cache=no --cache-secs 30 \
+    timeout 600 "$hplayer" "$base/$manifest" --vo null --ao null --no-status --cache=no --cache-secs 30 \
       --hls-abr "$policy" --stats-dir "$work/stats" >/dev/null 2> "$work/player.err" || { echo "bench: $policy over $trace: exit $?" >&2; tail -3 "$work/player.err" >&2; }
     read -r qoe mbps stalled switches _ < <(python3 bench/abr_qoe.py "$work/stats" "$kbps")
-    predicted=$("$hplayer" abr-sim "$trace" --ladder "$work/www/master.m3u8" --policy "$policy" --latency 0 --max-buffer 30 | awk -F'\t' 'NR == 3 { print $4 }')
+    predicted=$("$hplayer" abr-sim "$trace" --ladder "$work/www/$manifest" --policy "$policy" --latency 0 --max-buffer 30 | awk -F'\t' 'NR == 3 { print $4 }')
     ratio=$(awk -v a="$qoe" -v b="$predicted" 'BEGIN { printf "%.2f", b != 0 ? a / b : 0 }')
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$trace")" "$policy" "$qoe" "$predicted" "$ratio" "$mbps" "$stalled" "$switches"
   done

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """QoE_lin of one hplayer session, from its --stats-dir: the variant of each segment fetched
-(network.tsv: the last request for each segment, its variant from the URL's vN/ folder), and the
+(network.tsv: the last request for each segment, its variant from the URL's vN/ folder, or a DASH
+Representation's ffmpeg name, chunk-streamN-K.m4s), and the
 time stalled after the first frame (events.tsv: buffering-start to buffering-end).
 
 Usage: abr_qoe.py STATS_DIR BITRATE_KBPS,...   (the ladder's bit rates, variant 0 first)
@@ -15,7 +16,7 @@ def main():
     with open(folder + "/network.tsv") as network:
         for line in network:
             fields = line.rstrip("\n").split("\t")
-            found = re.search(r"/v(\d+)/(\d+)\.ts$", fields[1]) if len(fields) > 1 else None
+            found = (re.search(r"/v(\d+)/(\d+)\.ts$", fields[1]) or re.search(r"/chunk-stream(\d+)-(\d+)\.m4s$", fields[1])) if len(fields) > 1 else None
             if found and fields[3] in ("200", "206"):
                 segments[int(found.group(2))] = int(found.group(1))
     played = [rates[segments[index]] for index in sorted(segments)]

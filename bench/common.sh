@@ -60,3 +60,20 @@ make_abr_ladder() {
     done
   } > "$folder/master.m3u8"
 }
+
+# The same ladder as a DASH presentation in folder $1: one AdaptationSet, a Representation per
+# bit rate, SegmentTemplate with a SegmentTimeline, 4 s segments; DIR/manifest.mpd.
+make_abr_dash_ladder() {
+  local folder=$1 seconds=$2
+  shift 2
+  local rates=("$@") args=() index rate
+  local split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
+  for index in "${!rates[@]}"; do
+    rate=${rates[$index]}
+    args+=(-map "[s$index]" "-b:v:$index" "${rate}k" "-maxrate:v:$index" "$((rate * 3 / 2))k" "-bufsize:v:$index" "$((rate * 2))k")
+  done
+  mkdir -p "$folder"
+  ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=$seconds,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}" \
+    -c:v libx264 -preset veryfast -g 100 -keyint_min 100 -sc_threshold 0 \
+    -f dash -seg_duration 4 -use_template 1 -use_timeline 1 -adaptation_sets "id=0,streams=v" "$folder/manifest.mpd"
+}

@@ -7,7 +7,7 @@
 #
 #   scripts/fuzz.sh [--build-only|--no-build] [SECONDS] [TARGET...]
 #                     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist
-#                              FuzzSegmentKeyFrame FuzzOriginPolicy
+#                              FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx
 #
 # Two targets run at a time, each on a core of its own (libFuzzer runs one thread). The test
 # command runs it for 30 s each, having built them with --build-only while the tests ran, at
@@ -21,7 +21,7 @@ case "${1:-}" in --build-only | --no-build) mode=$1; shift ;; esac
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx)
 scratch=.build/fuzz
 corpus_root=.build/fuzz-corpus
 findings=.build/fuzz-findings
@@ -70,6 +70,26 @@ seed() {
         find "$shared" -type f -name '*.m3u8' -size -256k | while read -r file; do
           cp -n "$file" "$folder/corpus-$(echo "$file" | md5sum | cut -c1-12)" 2>/dev/null || true
         done
+      fi
+      ;;
+    FuzzMPD)
+      # MPDs of each layout ffmpeg writes, static and live (Fuzz/Seeds has a hand-written one of
+      # every element the parser reads).
+      local layout template timeline made
+      for layout in "1 1" "1 0" "0 0"; do
+        read -r template timeline <<< "$layout"
+        [ -e "$folder/made-$template$timeline.mpd" ] && continue
+        made=$scratch/seed-mpd-$template$timeline
+        mkdir -p "$made"
+        ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=2 -c:v libx264 -g 10 -f dash -seg_duration 1 \
+          -use_template "$template" -use_timeline "$timeline" "$made/manifest.mpd" && cp "$made/manifest.mpd" "$folder/made-$template$timeline.mpd" || true
+      done
+      ;;
+    FuzzSidx)
+      # The index ranges of files made with a global sidx.
+      if [ ! -e "$folder/made.sidx" ]; then
+        ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=10:duration=3 -c:v libx264 -g 10 \
+          -movflags +frag_keyframe+global_sidx+faststart -f mp4 "$scratch/seed-sidx.mp4" && head -c 4096 "$scratch/seed-sidx.mp4" > "$folder/made.sidx" || true
       fi
       ;;
     FuzzSegmentKeyFrame)

@@ -47,10 +47,12 @@ struct EncodeCommand: ParsableCommand {
     var hls: String?
     @Option(help: "The package's rungs from the top, HEIGHTp:RATEk (default: 1080p:5000k,720p:2800k,360p:800k, those no taller than the source).")
     var ladder: String?
-    @Option(name: .customLong("hls-segment-type"), help: "mpegts (the default) or fmp4.") var hlsSegmentType = "mpegts"
+    @Option(name: .customLong("hls-segment-type"), help: "mpegts (the default) or fmp4.") var hlsSegmentType: String?
     @Option(name: .customLong("hls-time"), help: "Seconds per segment (default 4); each starts with a key frame.") var hlsTime = 4.0
     @Option(name: .customLong("hls-audio"), help: "in-variant (the default: the sound in every variant) or separate (once, as its own rendition).")
-    var hlsAudio = "in-variant"
+    var hlsAudio: String?
+    @Flag(help: "With --hls: also a DASH manifest.mpd naming the same fMP4 segments (a CMAF package; fMP4, the sound apart).")
+    var dash = false
     @Option(name: .customLong("hls-key"), help: "A 16-byte key file: every segment AES-128 encrypted.") var hlsKey: String?
     @Option(name: .customLong("hls-key-uri"), help: "The key's URI in the playlists (default key.bin, next to them).") var hlsKeyURI: String?
 
@@ -198,7 +200,7 @@ struct EncodeCommand: ParsableCommand {
 
     private func packageSettings() throws(CommandLineFailure) -> PackageSettings? {
         guard let hls else {
-            if let option = [(ladder != nil, "--ladder"), (hlsKey != nil, "--hls-key"), (live, "--live")].first(where: \.0)?.1 {
+            if let option = [(ladder != nil, "--ladder"), (hlsKey != nil, "--hls-key"), (live, "--live"), (dash, "--dash")].first(where: \.0)?.1 {
                 throw .usage(input: option, reason: "needs --hls DIR")
             }
             return nil
@@ -207,16 +209,24 @@ struct EncodeCommand: ParsableCommand {
         if let ladder {
             do { package.ladder = try Ladder.parse(ladder) } catch { throw .usage(input: error.input, reason: error.reason) }
         }
-        guard let type = SegmentType(rawValue: hlsSegmentType) else {
-            throw .usage(input: "--hls-segment-type", reason: "expected mpegts or fmp4, got '\(hlsSegmentType)'")
+        let typeName = hlsSegmentType ?? (dash ? "fmp4" : "mpegts")
+        guard let type = SegmentType(rawValue: typeName) else {
+            throw .usage(input: "--hls-segment-type", reason: "expected mpegts or fmp4, got '\(typeName)'")
         }
         package.segmentType = type
         guard hlsTime >= 0.5, hlsTime <= 60 else { throw .usage(input: "--hls-time", reason: "expected 0.5 to 60 seconds, got \(hlsTime)") }
         package.segmentDuration = hlsTime
-        switch hlsAudio {
+        switch hlsAudio ?? (dash ? "separate" : "in-variant") {
         case "in-variant": package.separateAudio = false
         case "separate": package.separateAudio = true
-        default: throw .usage(input: "--hls-audio", reason: "expected in-variant or separate, got '\(hlsAudio)'")
+        case let other: throw .usage(input: "--hls-audio", reason: "expected in-variant or separate, got '\(other)'")
+        }
+        if dash {
+            guard type == .fmp4, package.separateAudio else {
+                throw .usage(input: "--dash", reason: "a CMAF package: needs --hls-segment-type fmp4 and --hls-audio separate (the defaults with --dash)")
+            }
+            guard package.key == nil, hlsKey == nil else { throw .usage(input: "--dash", reason: "AES-128 segments (--hls-key) are HLS's alone") }
+            package.writesManifest = true
         }
         if live {
             guard hlsListSize >= 2 else { throw .usage(input: "--hls-list-size", reason: "expected 2 or more segments, got \(hlsListSize)") }

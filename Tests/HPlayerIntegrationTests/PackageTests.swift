@@ -138,6 +138,31 @@ extension Playback {
             #expect(frames.count == Self.frames)
         }
 
+        @Test("--dash: one CMAF package, manifest.mpd beside master.m3u8 naming the same fMP4 segments; from nginx, hplayer's DASH client shows the frames its HLS client shows for each rung, ffmpeg's dash demuxer decodes every frame")
+        func cmafForHLSAndDASH() throws {
+            let folder = Fixtures.newFolder("package-cmaf")
+            _ = try package(folder, ["--dash"])
+            let mpd = try MPDParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.mpd"))), url: "http://127.0.0.1/manifest.mpd")
+            #expect(!mpd.isDynamic && abs((mpd.mediaPresentationDuration ?? 0) - 10) < 0.05)
+            let sets = mpd.periods[0].adaptationSets
+            #expect(sets.map(\.contentType) == [.video, .audio] && sets[0].representations.map(\.id) == ["360p", "240p", "180p"])
+            let nginx = try NginxServer(root: folder)
+            let decoded = try Command.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+                                           "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", nginx.url("manifest.mpd")])
+            #expect(decoded.stdout.split(separator: "\n").first == "\(Self.frames)", "\(decoded.stderr)")
+            for bitrate in ["max", "min"] {
+                var shown: [[Substring]] = []
+                for manifest in ["master.m3u8", "manifest.mpd"] {
+                    let played = Fixtures.newFolder("package-cmaf-played")
+                    let result = try Command.run([Command.hplayer, nginx.url(manifest), "--hls-bitrate", bitrate, "--vo", "record:\(played)", "--ao", "null",
+                                                  "--untimed", "--no-status", "--cache=no"], timeout: 120)
+                    #expect(result.status == 0, "\(result.stderr)")
+                    shown.append(try String(contentsOfFile: played + "/video.tsv", encoding: .utf8).split(separator: "\n").map { $0.split(separator: "\t").last ?? "" })
+                }
+                #expect(shown[0].count == Self.frames && shown[0] == shown[1], "--hls-bitrate \(bitrate): HLS showed \(shown[0].count) frames, DASH \(shown[1].count)")
+            }
+        }
+
         @Test("Segments are --hls-time long even where --keyint does not divide it (key frames every 3 s, segments of 2 s), and every one starts with a key frame")
         func segmentLengthKept() throws {
             let folder = Fixtures.newFolder("package-keyint")

@@ -223,3 +223,40 @@ import Testing
         if let selection { #expect(selection.url(of: document) == url) }
     }
 }
+
+@Suite struct PackageManifestTests {
+    static func stream(_ name: String, durations: [Double]) -> WrittenVariant {
+        WrittenVariant(playlist: "\(name).m3u8", segments: durations.enumerated().map { WrittenSegment(name: "\(name)_\($0).m4s", duration: $1, bytes: 1000) },
+                       width: 640, height: 360, frameRate: 25, codecs: ["avc1.64001e"], initSection: "\(name)_init.mp4", name: name)
+    }
+
+    @Test("The packager's MPD, read back by our parser: a static one lists every segment with its time; a live one the window, from its number and time, until it ends and is static")
+    func readBack() throws {
+        let video = [Self.stream("360p", durations: [2, 2, 2, 1.5]), Self.stream("180p", durations: [2, 2, 2, 1.5])]
+        let audio = Self.stream("audio", durations: [2, 2, 2, 1.5])
+        var options = PackageManifest.Options()
+        options.segmentDuration = 2
+        for (window, isComplete) in [(nil, true), (2, false), (2, true)] as [(Int?, Bool)] {
+            options.window = window
+            options.isComplete = isComplete
+            options.availabilityStart = 1_795_946_400
+            let text = PackageManifest.mpd(video: video, audio: audio, options: options)
+            let mpd = try MPDParser.parse(Array(text.utf8), url: "http://h/p/manifest.mpd")
+            #expect(mpd.isDynamic == !isComplete)
+            #expect(isComplete ? mpd.mediaPresentationDuration == 7.5 : mpd.availabilityStartTime == 1_795_946_400)
+            let representation = mpd.periods[0].adaptationSets[0].representations[0]
+            #expect(representation.id == "360p" && representation.width == 640)
+            let segments = try MPDSegmentIndex.segments(of: representation, periodDuration: mpd.periods[0].duration)
+            let listed = isComplete ? [0, 1, 2, 3] : [2, 3]
+            #expect(segments.map(\.urls) == listed.map { ["http://h/p/360p_\($0).m4s"] })
+            #expect(segments.map(\.number) == listed && segments.map(\.start) == listed.map { Double($0) * 2 })
+            #expect(try MPDSegmentIndex.initialization(of: representation)?.urls == ["http://h/p/360p_init.mp4"])
+            #expect(mpd.periods[0].adaptationSets[1].contentType == .audio && mpd.periods[0].adaptationSets[1].roles == ["main"])
+        }
+    }
+
+    @Test("Times in xs:dateTime, to the millisecond, read back alike", arguments: [0.0, 1_795_946_400.25, 951_782_400, -86_400.5])
+    func dateTimeText(seconds: Double) {
+        #expect(ISOTime.dateTime(ISOTime.dateTimeText(seconds)) == seconds)
+    }
+}

@@ -91,6 +91,31 @@ package enum ISOTime {
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 
+    /// Seconds since 1970 as `xs:dateTime` in UTC, to the millisecond ("2026-11-29T10:00:00.250Z").
+    package static func dateTimeText(_ seconds: Double) -> String {
+        let milliseconds = Int64(saturating: seconds * 1000, rounding: .down)
+        let (days, dayMilliseconds) = (milliseconds.quotientAndRemainder(dividingBy: 86_400_000))
+        let (day, remainder) = dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
+        let (year, month, date) = civil(fromDays: Int(day))
+        let seconds = Int(remainder / 1000)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = String(Int(remainder % 1000) + 1000).dropFirst()
+        return "\(year)-\(two(month))-\(two(date))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(fraction)Z"
+    }
+
+    /// The date `days` after 1970-01-01 (Howard Hinnant's civil_from_days).
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     /// Days from 1970-01-01 to the date (proleptic Gregorian; Howard Hinnant's days_from_civil).
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year

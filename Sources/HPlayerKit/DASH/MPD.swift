@@ -57,6 +57,13 @@ package struct MPDRepresentation: Equatable, Sendable {
     package var baseURLs: [String]
     package var segments: MPDSegmentInfo?
     package var protections: [MPDContentProtection] = []
+
+    package init(id: String, bandwidth: Int, baseURLs: [String], segments: MPDSegmentInfo? = nil) {
+        self.id = id
+        self.bandwidth = bandwidth
+        self.baseURLs = baseURLs
+        self.segments = segments
+    }
 }
 
 /// How a Representation's segments are found.
@@ -118,6 +125,13 @@ package struct MPDSegmentBase: Equatable, Sendable {
     package var indexRange: ClosedRange<Int64>?
     package var timescale: Int64 = 1
     package var presentationTimeOffset: Int64 = 0
+
+    package init(initialization: MPDResource? = nil, indexRange: ClosedRange<Int64>? = nil, timescale: Int64 = 1, presentationTimeOffset: Int64 = 0) {
+        self.initialization = initialization
+        self.indexRange = indexRange
+        self.timescale = timescale
+        self.presentationTimeOffset = presentationTimeOffset
+    }
 }
 
 /// `ContentProtection`: a scheme by URI, and the default key ID CENC names.

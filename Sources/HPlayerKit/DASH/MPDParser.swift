@@ -260,7 +260,11 @@ struct SegmentDescription {
             guard value > 0 else { throw MPDError("Representation \(id): a segment duration of 0") }
             duration = value
         }
-        if let value = try number("startNumber") { startNumber = Int(clamping: value) }
+        if let value = try number("startNumber") {
+            // Segment numbers stay under 2^40: a Period's are told apart above that.
+            guard value < 1 << 40 else { throw MPDError("Representation \(id): startNumber \(value) past any stream") }
+            startNumber = Int(value)
+        }
         if let value = try number("presentationTimeOffset") { offset = value }
         if let entries = element.element("SegmentTimeline")?.elements("S") {
             var result: [MPDTimelineEntry] = []

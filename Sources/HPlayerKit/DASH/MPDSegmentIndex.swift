@@ -82,18 +82,19 @@ package enum MPDSegmentIndex {
     /// SegmentBase: the segments the `sidx` lists. `indexEnd` is the offset in the media just
     /// past the sidx box (its references count from there).
     package static func segments(of representation: MPDRepresentation, sidx: SidxBox, indexEnd: Int64) -> [DASHSegment] {
-        var offset = indexEnd + Int64(sidx.firstOffset)
+        var offset = indexEnd &+ Int64(sidx.firstOffset)
         let offsetTime: Int64
         if case let .base(base)? = representation.segments, base.timescale == sidx.timescale { offsetTime = base.presentationTimeOffset } else { offsetTime = 0 }
-        var time = Int64(sidx.earliestPresentationTime) - offsetTime
+        var time = Int64(clamping: sidx.earliestPresentationTime) &- offsetTime
         var result: [DASHSegment] = []
         for (index, reference) in sidx.references.enumerated() {
             let size = Int64(reference.size)
+            guard offset >= 0, offset <= Int64.max - size else { break }
             result.append(DASHSegment(urls: representation.baseURLs, range: offset...(offset + size - 1),
                                       start: Double(time) / Double(sidx.timescale),
                                       duration: Double(reference.duration) / Double(sidx.timescale), number: index + 1))
             offset += size
-            time += Int64(reference.duration)
+            time &+= Int64(reference.duration)
         }
         return result
     }
@@ -108,18 +109,28 @@ package enum MPDSegmentIndex {
     }
 
     /// The segments' numbers and times, from a SegmentTimeline or a constant duration. `count`:
-    /// a SegmentList's length, which bounds them.
+    /// a SegmentList's length, which bounds them. A manifest's numbers can be anything: times
+    /// past Int64 are refused, never wrapped.
     static func segmentTimes(timescale: Int64, duration: Int64?, timeline: [MPDTimelineEntry]?, offset: Int64, startNumber: Int,
                              periodDuration: Double?, count: Int?, liveEdge: (now: Double, depth: Double?)?, id: String) throws(MPDError) -> [SegmentTime] {
         let scale = Double(timescale)
+        let tooLate = MPDError("Representation \(id): segment times past any presentation")
         var result: [SegmentTime] = []
-        func add(_ mediaTime: Int64, _ length: Int64) throws(MPDError) {
+        func add(_ index: Int, _ mediaTime: Int64, _ length: Int64) throws(MPDError) {
             guard result.count < segmentLimit else { throw MPDError("Representation \(id): more than \(segmentLimit) segments in a Period") }
-            result.append(SegmentTime(number: startNumber + result.count, mediaTime: mediaTime,
-                                      start: Double(mediaTime - offset) / scale, duration: Double(length) / scale))
+            let (number, overflow) = startNumber.addingReportingOverflow(index)
+            guard !overflow else { throw tooLate }
+            result.append(SegmentTime(number: number, mediaTime: mediaTime, start: (Double(mediaTime) - Double(offset)) / scale, duration: Double(length) / scale))
+        }
+        /// `offset + index * length`, nil past Int64.
+        func time(_ index: Int, _ length: Int64) -> Int64? {
+            let (product, overflow) = Int64(index).multipliedReportingOverflow(by: length)
+            guard !overflow else { return nil }
+            let (sum, overflowed) = offset.addingReportingOverflow(product)
+            return overflowed ? nil : sum
         }
         if let timeline {
-            let end = periodDuration.map { offset + Int64(($0 * scale).rounded()) }
+            let end = periodDuration.map { offset.addingReportingOverflow(Int64(saturating: $0 * scale)).partialValue }
             var time: Int64 = timeline.first?.time ?? offset
             for (index, entry) in timeline.enumerated() {
                 if let start = entry.time { time = start }
@@ -129,40 +140,44 @@ package enum MPDSegmentIndex {
                     guard let until = index + 1 < timeline.count ? timeline[index + 1].time : end else {
                         throw MPDError("Representation \(id): a SegmentTimeline r=\"-1\" with no end to repeat to")
                     }
-                    repeats = max(0, Int((until - time + entry.duration - 1) / entry.duration) - 1)
+                    repeats = until > time ? Int(saturating: ((Double(until) - Double(time)) / Double(entry.duration)).rounded(.up)) - 1 : 0
                 }
                 guard repeats < segmentLimit else { throw MPDError("Representation \(id): more than \(segmentLimit) segments in a Period") }
                 for _ in 0...repeats {
-                    try add(time, entry.duration)
-                    time += entry.duration
+                    try add(result.count, time, entry.duration)
+                    let (next, overflow) = time.addingReportingOverflow(entry.duration)
+                    guard !overflow else { throw tooLate }
+                    time = next
                 }
             }
         } else if let duration {
-            var total: Int
+            let total: Int
+            var first = 0
             if let count {
                 total = count
             } else if let liveEdge {
                 // Wholly available: ended by now; and not yet out of the time-shift window.
-                let available = Int((liveEdge.now * scale / Double(duration)).rounded(.down))
-                let first = liveEdge.depth.map { max(0, available - Int(($0 * scale / Double(duration)).rounded(.up))) } ?? 0
-                for index in first..<max(first, available) {
-                    result.append(SegmentTime(number: startNumber + index, mediaTime: offset + Int64(index) * duration,
-                                              start: Double(Int64(index) * duration) / scale, duration: Double(duration) / scale))
-                }
-                return result
+                total = max(0, Int(saturating: liveEdge.now * scale / Double(duration), rounding: .down))
+                first = liveEdge.depth.map { max(0, total - Int(saturating: $0 * scale / Double(duration), rounding: .up)) } ?? 0
             } else {
                 guard let periodDuration else { throw MPDError("Representation \(id): segments of a duration in a Period of no known length") }
-                total = Int((periodDuration * scale / Double(duration)).rounded(.up))
+                total = Int(saturating: periodDuration * scale / Double(duration), rounding: .up)
             }
-            guard total <= segmentLimit else { throw MPDError("Representation \(id): more than \(segmentLimit) segments in a Period") }
-            for index in 0..<total { try add(offset + Int64(index) * duration, duration) }
-            if let periodDuration, let last = result.indices.last {
+            guard total - first <= segmentLimit else { throw MPDError("Representation \(id): more than \(segmentLimit) segments in a Period") }
+            for index in first..<max(first, total) {
+                guard let mediaTime = time(index, duration) else { throw tooLate }
+                guard result.count < segmentLimit else { throw MPDError("Representation \(id): more than \(segmentLimit) segments in a Period") }
+                let (number, overflow) = startNumber.addingReportingOverflow(index)
+                guard !overflow else { throw tooLate }
+                result.append(SegmentTime(number: number, mediaTime: mediaTime, start: Double(index) * Double(duration) / scale, duration: Double(duration) / scale))
+            }
+            if liveEdge == nil, let periodDuration, let last = result.indices.last {
                 // The last segment ends with the Period.
                 result[last].duration = max(0, min(result[last].duration, periodDuration - result[last].start))
             }
         } else if let count {
             // A SegmentList of one: the whole Period.
-            for _ in 0..<count { try add(offset, Int64((periodDuration ?? 0) * scale)) }
+            for _ in 0..<count { try add(result.count, offset, Int64(saturating: (periodDuration ?? 0) * scale)) }
         }
         return result
     }

@@ -18,6 +18,8 @@ package struct PackageSettings: Sendable, Equatable {
     /// is done, and the segments that left it are deleted (one more is kept, for a player that
     /// read the playlist before). nil: a VOD package, its playlists written at the end.
     package var liveWindow: Int?
+    /// `--dash`: a manifest.mpd beside master.m3u8, naming the same fMP4 segments.
+    package var writesManifest = false
 
     package init(directory: String) {
         self.directory = directory
@@ -40,6 +42,10 @@ final class HLSPackage: EncodeOutput {
     /// avc1.PPCCLL of each rung, from the first SPS it puts out.
     private var videoCodecs: [String?] = []
     private var finishedBytes = 0
+    /// When the package began, seconds since 1970: a live MPD's availability start.
+    private var startedAt = 0.0
+    /// `finish` is writing the last playlists: a live package has ended.
+    private var isFinishing = false
 
     init(settings: PackageSettings) throws(MediaError) {
         self.settings = settings
@@ -57,6 +63,7 @@ final class HLSPackage: EncodeOutput {
 
     func start(video: [VideoEncoder], audio: AudioEncoder?) throws(MediaError) {
         guard !video.isEmpty else { throw MediaError(input: path, reason: "the source has no video to make an HLS ladder of") }
+        startedAt = WallClock.now()
         shapes = video.map { encoder in
             (Int(encoder.context.pointee.width), Int(encoder.context.pointee.height),
              Double(encoder.frameRate.num) / Double(max(encoder.frameRate.den, 1)))
@@ -130,6 +137,7 @@ final class HLSPackage: EncodeOutput {
             bytes += segments.reduce(0) { $0 + $1.bytes }
             try writeMediaPlaylist(of: writer, segments: segments, isComplete: true)
         }
+        isFinishing = true
         try writeMaster()
         finishedBytes = bytes
         variants = []
@@ -159,13 +167,21 @@ final class HLSPackage: EncodeOutput {
             WrittenVariant(
                 playlist: "\(writer.name).m3u8", segments: writer.segments, width: shapes[index].width, height: shapes[index].height,
                 frameRate: shapes[index].frameRate,
-                codecs: [videoCodecs[index]].compactMap { $0 } + (audioRendition == nil ? [audioCodec].compactMap { $0 } : []))
+                codecs: [videoCodecs[index]].compactMap { $0 } + (audioRendition == nil ? [audioCodec].compactMap { $0 } : []),
+                initSection: writer.initSectionName, name: writer.name)
         }
         let audio = audioRendition.map { writer in
             WrittenVariant(playlist: "\(writer.name).m3u8", segments: writer.segments, width: 0, height: 0, frameRate: 0,
-                           codecs: [audioCodec].compactMap { $0 })
+                           codecs: [audioCodec].compactMap { $0 }, initSection: writer.initSectionName, name: writer.name)
         }
         try writePlaylist(PackagePlaylists.master(written, audio: audio, usesInitSection: settings.segmentType == .fmp4), name: "master.m3u8")
+        guard settings.writesManifest else { return }
+        var options = PackageManifest.Options()
+        options.isComplete = settings.liveWindow == nil || isFinishing
+        options.window = settings.liveWindow
+        options.availabilityStart = startedAt
+        options.segmentDuration = settings.segmentDuration
+        try writePlaylist(PackageManifest.mpd(video: written, audio: audio, options: options), name: "manifest.mpd")
     }
 
     /// Written under a temporary name and renamed, so a reader sees the old playlist or the new.

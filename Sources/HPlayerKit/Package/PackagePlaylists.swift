@@ -23,6 +23,9 @@ package struct WrittenVariant: Equatable, Sendable {
     package var height: Int
     package var frameRate: Double
     package var codecs: [String]
+    /// An fMP4 stream's initialization section, and its name as a DASH Representation.
+    package var initSection: String? = nil
+    package var name = ""
 }
 
 /// The text of the playlists `--hls` writes (RFC 8216).
@@ -90,9 +93,9 @@ package enum PackagePlaylists {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func peak(_ variant: WrittenVariant) -> Double { variant.segments.map(\.bitRate).max() ?? 0 }
+    package static func peak(_ variant: WrittenVariant) -> Double { variant.segments.map(\.bitRate).max() ?? 0 }
 
-    static func average(_ variant: WrittenVariant) -> Double {
+    package static func average(_ variant: WrittenVariant) -> Double {
         let seconds = variant.segments.reduce(0) { $0 + $1.duration }
         return seconds > 0 ? Double(variant.segments.reduce(0) { $0 + $1.bytes }) * 8 / seconds : 0
     }

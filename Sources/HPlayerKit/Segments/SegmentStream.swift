@@ -1,35 +1,19 @@
-/// A byte source that seeks by time: the source asks it for the place of a time, then reads on
-/// from there (an HLS stream jumps to a segment).
-package protocol TimeSeekableByteSource: ByteSource {
-    /// Seconds from the start, when known (VOD).
-    var duration: Double? { get }
-    /// Makes the next bytes those of the segment holding `seconds` (from the start); returns the
-    /// byte offset those bytes begin at, for the reader's own position.
-    func prepareSeek(toTime seconds: Double) throws(MediaError) -> Int64
-    /// Whether the bytes are initialization sections each followed by its fragments (fMP4): a
-    /// demuxer reads them front to back, and is opened anew on each section: after a seek by
-    /// time, and where another initialization section begins (`isAtSectionEnd`).
-    var isSectioned: Bool { get }
-    /// The bytes handed out so far end where another initialization section begins: reads
-    /// return 0 until `beginSection`.
-    var isAtSectionEnd: Bool { get }
-    /// Lets the next section be read, from its initialization section.
-    func beginSection()
-    /// Seconds added to the timestamps of the section last begun (a later DASH Period's media
-    /// times, which start anew, onto the presentation's).
-    var sectionTimeOffset: Double { get }
-}
-
-/// Our HLS client: fetches the playlist (and, from a master playlist, the one variant chosen by
-/// `--hls-bitrate`) through the I/O layer and reads the variant's MPEG-TS segments one after
+/// Our HLS and DASH client. A front end (HLSManifests, DASHManifests) reads the manifest into
+/// this stream's model: a presentation of variants and renditions (an HLS master playlist; a
+/// DASH MPD's Representations), and a variant's timeline of segments (an HLS media playlist; a
+/// Representation's segments over every Period). The rest is the same for both.
+///
+/// It fetches the manifest (and, from a master playlist, the one variant chosen by
+/// `--hls-bitrate`) through the I/O layer and reads the variant's segments one after
 /// another, on one connection, as one stream of bytes that libavformat demuxes. Nothing is
 /// fetched from a variant that is not played. A live playlist is reloaded as it is played out,
-/// starting three target durations from its live edge. AES-128 segments are decrypted as they
+/// starting its hold-back (three target durations, or a DASH latency target) from its live
+/// edge. AES-128 segments are decrypted as they
 /// arrive (SegmentDecryptor), each key fetched once. fMP4 segments follow their initialization
 /// section (EXT-X-MAP), fetched once: the stream is then sectioned, a section per
 /// initialization section, each opened by its own demuxer. SAMPLE-AES segments and encrypted
-/// fMP4 are not read yet: `unsupportedFeature` says so, and the caller leaves the URL to
-/// libavformat.
+/// fMP4 are not read yet: `unsupportedFeature` says so, and the caller leaves an HLS URL to
+/// libavformat (a DASH one fails).
 ///
 /// The variant: the one `--hls-bitrate` picks; by default (`auto`) the bitrate policy's, the
 /// first from an initial estimate (StartupEstimate: the server's estimate an earlier session
@@ -43,7 +27,7 @@ package protocol TimeSeekableByteSource: ByteSource {
 /// lands in at a fresh position past everything read, so libavformat's view stays consistent.
 package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     package let url: String
-    private let options: NetworkOptions
+    let options: NetworkOptions
     let http: any HTTPResource
     /// What reads the manifests (HLS playlists, DASH MPDs) into this stream's model.
     let front: any ManifestFrontEnd
@@ -59,34 +43,34 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     var segmentStart: Int64 = 0
     var segmentOffset: Int64 = 0
     /// Past every byte handed out so far: where a jump puts the next segment.
-    private var highestPosition: Int64 = 0
+    var highestPosition: Int64 = 0
     /// Where the segment's bytes begin in its resource (a BYTERANGE's offset, else 0).
-    private var segmentBase: Int64 = 0
+    var segmentBase: Int64 = 0
     /// Segments skipped one after another: past `skipLimit`, the stream fails instead of
     /// skipping through a whole outage to a false end.
-    private var skippedInARow = 0
+    var skippedInARow = 0
     static let skipLimit = 3
     /// Live playlist reloads that failed one after another, and how many are ridden out.
-    private var failedReloads = 0
+    var failedReloads = 0
     static let reloadFailureLimit = 5
     /// Since when the live segment being opened has been waited for (HTTP 404).
-    private var liveSegmentWait: Double?
+    var liveSegmentWait: Double?
     /// The current segment's decryption (AES-128), its plaintext not handed out yet, and whether
     /// its last block has been decrypted.
-    private var decryptor: SegmentDecryptor?
-    private var plaintext: [UInt8] = []
-    private var plaintextIndex = 0
-    private var isDecryptionFinished = false
+    var decryptor: SegmentDecryptor?
+    var plaintext: [UInt8] = []
+    var plaintextIndex = 0
+    var isDecryptionFinished = false
     /// Keys fetched, by URL: each is fetched once, and held in memory alone.
-    private var keys: [String: [UInt8]] = [:]
+    var keys: [String: [UInt8]] = [:]
     /// Keys that could not be fetched, by URL, and why: asked for once. A segment under one is
     /// not skipped, since every segment under it would fail alike: the stream fails.
-    private var failedKeys: [String: MediaError] = [:]
+    var failedKeys: [String: MediaError] = [:]
     /// The URLs refused so far, each told once, and how many are told a line each at most (a
     /// hostile playlist may list thousands).
-    private var toldRefusals: Set<String> = []
+    var toldRefusals: Set<String> = []
     static let refusalsTold = 20
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// auto: the segment being read, fetched whole before any of it is handed out, so that one
     /// too slow to arrive in time is given up for a lower variant's with none of it in the
     /// stream (SegmentAbandonment); how much of it has been handed out; whether it is all here.
@@ -110,12 +94,12 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     var master: HLSMasterPlaylist?
     var variantIndex = 0
     /// The media playlists of the other variants fetched for a failed segment, by index.
-    private var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
+    var alternatePlaylists: [Int: (url: String, playlist: HLSMediaPlaylist)] = [:]
     /// `auto`: the bitrate policy's run, which picks each next segment's variant.
     var abr: ABRRun?
     /// The last playlist fetched over the network, as a throughput sample: the first variant's
     /// estimate when no earlier session left one.
-    private var playlistDownload: ThroughputSample?
+    var playlistDownload: ThroughputSample?
     /// Where throughput estimates are kept between sessions (the disk cache's index), the
     /// server they are kept under, and the one this session saved last.
     let store: CacheStore?
@@ -134,17 +118,17 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// fMP4: the initialization section the current section began with (its URL and range), its
     /// bytes and how many have been handed out, whether the section has handed out any byte,
     /// and whether it has ended where another initialization section begins.
-    private var sectionInit: String?
-    private(set) var initSection: [UInt8] = []
-    private var initSectionIndex = 0
-    private var sectionHasBytes = false
-    package private(set) var isAtSectionEnd = false
-    package private(set) var sectionTimeOffset = 0.0
+    var sectionInit: String?
+    var initSection: [UInt8] = []
+    var initSectionIndex = 0
+    var sectionHasBytes = false
+    package internal(set) var isAtSectionEnd = false
+    package internal(set) var sectionTimeOffset = 0.0
     /// Initialization sections fetched, by URL and range: each is fetched once.
-    private var initSections: [String: [UInt8]] = [:]
-    package private(set) var isSectioned = false
+    var initSections: [String: [UInt8]] = [:]
+    package internal(set) var isSectioned = false
     /// Set by `open` when the variant needs what this client cannot do yet; nothing is read then.
-    package private(set) var unsupportedFeature: String?
+    package internal(set) var unsupportedFeature: String?
     /// The media playlist of the variant's audio rendition, played alongside as a stream of its
     /// own, when the variant's AUDIO group has one with a URI (set by `open`).
     package internal(set) var audioRenditionURL: String?
@@ -156,7 +140,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     let followedRendition: AudioRenditionChoice?
     var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
-    package private(set) var variants: [VariantInfo]?
+    package internal(set) var variants: [VariantInfo]?
     /// A DASH manifest's Periods, sets and Representations, those fetched marked (set by `open`).
     package var manifestPeriods: [ManifestPeriod]? {
         (front as? DASHManifests)?.periods(playing: [playlistURL] + (audioRenditionURL.map { [$0] } ?? []))
@@ -190,7 +174,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// fetched to the playlist's end when it opened, three target durations or a little more),
     /// the latency live playback keeps to. Nil for a playlist that has ended, or that gives no
     /// durations.
-    private(set) var liveHoldBack: Double?
+    var liveHoldBack: Double?
 
     package func open(at offset: Int64) throws(MediaError) {
         switch try manifest(at: url) {
@@ -349,7 +333,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
 
     /// How far behind the live edge playback starts and keeps: the manifest's hold-back (a
     /// DASH latency target), else three target durations (RFC 8216's default).
-    private var liveTarget: Double { playlist.holdBack ?? 3 * playlist.targetDuration }
+    var liveTarget: Double { playlist.holdBack ?? 3 * playlist.targetDuration }
 
     /// VOD: the first segment. Live: the one `liveTarget` from the live edge.
     private func firstSegmentIndex() -> Int {
@@ -417,128 +401,6 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         return segmentIndex != nil
     }
 
-    // MARK: Variants
-
-    /// The URL and media playlist of variant `index`.
-    private func loadVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
-        let variantURL = HLSURL.resolve(master.variants[index].uri, against: url)
-        guard case let .media(media) = try manifest(at: variantURL) else {
-            throw MediaError(input: variantURL, reason: "a variant's playlist is a master playlist")
-        }
-        return (variantURL, media)
-    }
-
-    /// What in `playlist` this client cannot read yet; nil when it can read it all.
-    static func unsupportedFeature(of playlist: HLSMediaPlaylist) -> String? {
-        if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) { return "SAMPLE-AES segments" }
-        if playlist.segments.contains(where: { $0.map != nil && $0.key != nil }) { return "encrypted fMP4 segments" }
-        if isFragmented(playlist), playlist.segments.contains(where: { $0.map == nil }) {
-            return "fMP4 segments (EXT-X-MAP) mixed with others"
-        }
-        return nil
-    }
-
-    /// Whether the playlist mixes SAMPLE-AES segments with others: libavformat 5.1 sets up its
-    /// decryption only when the segment it starts at is SAMPLE-AES, and dereferences NULL at the
-    /// first encrypted sample otherwise (`ffmpeg -i` crashes too). Where it starts (a live
-    /// window's end, a seek) is not ours to say, so no such playlist is left to it.
-    static func mixesSampleAES(_ playlist: HLSMediaPlaylist) -> Bool {
-        let encrypted = playlist.segments.filter { $0.key?.method == .sampleAES }.count
-        return encrypted > 0 && encrypted < playlist.segments.count
-    }
-
-    /// Before the stream is left to libavformat: refuses what would crash it, in the variant
-    /// played and in every other (its HLS demuxer reads them all).
-    private func checkLeftToLibavformat() throws(MediaError) {
-        let refusal = "SAMPLE-AES segments mixed with others: not read (libavformat 5.1's HLS demuxer crashes on them)"
-        if Self.mixesSampleAES(playlist) { throw MediaError(input: playlistURL, reason: refusal) }
-        guard let master else { return }
-        for index in master.variants.indices where index != variantIndex {
-            let (otherURL, media) = try loadVariant(index, of: master)
-            if Self.mixesSampleAES(media) { throw MediaError(input: otherURL, reason: refusal) }
-        }
-    }
-
-    /// Whether the playlist's segments are fMP4 fragments, each following an initialization section.
-    static func isFragmented(_ playlist: HLSMediaPlaylist) -> Bool {
-        playlist.segments.contains { $0.map != nil }
-    }
-
-    /// Another variant's playlist, to switch to: refused when this client cannot read it.
-    func loadOtherVariant(_ index: Int, of master: HLSMasterPlaylist) throws(MediaError) -> (String, HLSMediaPlaylist) {
-        let (variantURL, media) = try loadVariant(index, of: master)
-        if let feature = Self.unsupportedFeature(of: media) {
-            throw MediaError(input: variantURL, reason: "\(feature): not read by this client")
-        }
-        if !media.segments.isEmpty, Self.isFragmented(media) != isSectioned {
-            throw MediaError(input: variantURL, reason: "its segments are not of the format playing (fMP4 or MPEG-TS)")
-        }
-        return (variantURL, media)
-    }
-
-    /// The sequence number and start time (seconds from the playlist's first segment) of the segment after `index`.
-    func nextSegmentStart(after index: Int) -> (sequence: Int, start: Double) {
-        let start = playlist.segments.prefix(index + 1).reduce(0) { $0 + $1.duration }
-        return (playlist.segments[index].sequenceNumber + 1, start)
-    }
-
-    /// The segment of `playlist` numbered `sequence` (variants of one stream number theirs
-    /// alike), else the one holding `start` seconds (VOD; a live window's times are its own);
-    /// nil when there is none.
-    static func segmentIndex(in playlist: HLSMediaPlaylist, sequence: Int, start: Double?) -> Int? {
-        if let index = playlist.segments.firstIndex(where: { $0.sequenceNumber == sequence }) { return index }
-        guard let start else { return nil }
-        var elapsed = 0.0
-        for (index, segment) in playlist.segments.enumerated() {
-            if start < elapsed + segment.duration - 0.001 { return index }
-            elapsed += segment.duration
-        }
-        return nil
-    }
-
-    /// Segment `index` could not be opened: the same segment from another variant. True when
-    /// it is open; the variant playing goes on after it.
-    private func openFromAlternate(_ index: Int, failure: MediaError) -> Bool {
-        guard let master, !http.isCancelled,
-              let other = HLSBitrate.alternate(to: variantIndex, among: master.variants, renditions: master.renditions) else { return false }
-        do {
-            // A live playlist moves on: fetched again each time.
-            if alternatePlaylists[other] == nil || playlist.isLive {
-                let (otherURL, media) = try loadOtherVariant(other, of: master)
-                alternatePlaylists[other] = (otherURL, media)
-            }
-            guard let (otherURL, media) = alternatePlaylists[other] else { return false }
-            let start = playlist.isLive ? nil : index > 0 ? nextSegmentStart(after: index - 1).start : 0
-            guard let found = Self.segmentIndex(in: media, sequence: playlist.segments[index].sequenceNumber, start: start) else { return false }
-            try open(media.segments[found], base: otherURL)
-            Log.network.warning("\(failure.input): \(failure.reason); fetched from variant \(other + 1) instead")
-            options.monitor?.note(.retry(url: failure.input, reason: "\(failure.reason); from variant \(other + 1)", delay: 0))
-            return true
-        } catch {
-            Log.network.warning("\(error.input): \(error.reason)")
-            return false
-        }
-    }
-
-    func noteVariant() {
-        guard let variant = master?.variants[variantIndex] else { return }
-        options.monitor?.note(.variant(bandwidth: variant.bandwidth, width: variant.resolution?.width, height: variant.resolution?.height))
-    }
-
-    /// The variant playing, as the cache map shows it: its segments' URLs and times (none for a
-    /// live playlist, whose segments are not kept).
-    func publishCacheLayout() {
-        guard let cacheMap else { return }
-        guard !playlist.isLive else { return cacheMap.setLayout(nil) }
-        var start = 0.0
-        cacheMap.setLayout(.segments(playlist.segments.map { segment in
-            defer { start += segment.duration }
-            return SegmentSpan(url: HLSURL.resolve(segment.uri, against: playlistURL),
-                               byteRange: segment.byteRange.map { ByteRange(start: $0.offset, end: $0.offset + $0.length) },
-                               start: start, duration: segment.duration)
-        }))
-    }
-
     private func finish() {
         segmentIndex = nil
     }
@@ -554,254 +416,4 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         Log.network.warning("\(segmentURL): \(error.reason); skipping the segment")
     }
 
-    /// Opens `segment` of the playlist at `base` (the one playing when nil), its key first when
-    /// it has one, to read from its start. An fMP4 segment under another initialization section
-    /// than the section's ends the section (after a variant change, say): that one comes first.
-    func open(_ segment: HLSSegment, base: String? = nil) throws(MediaError) {
-        let base = base ?? playlistURL
-        openSegment = (segment, base)
-        if let map = segment.map {
-            let mapURL = HLSURL.resolve(map.uri, against: base)
-            let name = map.byteRange.map { "\(mapURL) bytes \($0.offset)+\($0.length)" } ?? mapURL
-            if name != sectionInit || segment.timeOffset != sectionTimeOffset {
-                sectionTimeOffset = segment.timeOffset
-                initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name,
-                                                        mirrors: map.mirrors.map { HLSURL.resolve($0, against: base) })
-                initSectionIndex = 0
-                sectionInit = name
-                isAtSectionEnd = sectionHasBytes
-            }
-        }
-        wholeSegment.removeAll(keepingCapacity: true)
-        wholeSegmentRead = 0
-        keyFramePrefixLength = 0
-        isWholeSegmentFetched = false
-        decryptor = nil
-        if let key = segment.key {
-            let keyURL = HLSURL.resolve(key.uri, against: base)
-            // A live reload can bring a method the opening did not see.
-            guard key.method == .aes128 else { throw MediaError(input: keyURL, reason: "\(key.method.rawValue) segments are not read by this client") }
-            let bytes = try self.key(at: keyURL)
-            decryptor = SegmentDecryptor(key: bytes, iv: key.iv(forSequence: segment.sequenceNumber))
-            guard decryptor != nil else { throw MediaError(input: keyURL, reason: "cannot start AES-128 decryption") }
-        }
-        plaintext.removeAll(keepingCapacity: true)
-        plaintextIndex = 0
-        isDecryptionFinished = false
-        let target = HLSURL.resolve(segment.uri, against: base)
-        segmentBase = segment.byteRange?.offset ?? 0
-        // After the first, a segment is the stream going on: a refused connection is waited out.
-        // A live stream's segments are not kept: they are seen once. Only this fetch of those
-        // above is the segment's download (`segmentNetworkSeconds`).
-        let opening = MonotonicClock.now()
-        defer { segmentNetworkSeconds += MonotonicClock.now() - opening }
-        do {
-            try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: highestPosition > 0,
-                          caching: playlist.isLive ? .bypass : .store)
-        } catch {
-            try openMirror(of: segment, base: base, failure: error)
-        }
-    }
-
-    /// The segment's primary URL failed after the I/O layer's retries: the same bytes from its
-    /// other copies (a DASH manifest's further BaseURLs), in order.
-    private func openMirror(of segment: HLSSegment, base: String, failure: MediaError) throws(MediaError) {
-        var failure = failure
-        for mirror in segment.mirrors where !http.isCancelled {
-            let target = HLSURL.resolve(mirror, against: base)
-            do {
-                try http.open(url: target, at: segmentBase, length: segment.byteRange?.length, isContinuation: true,
-                              caching: playlist.isLive ? .bypass : .store)
-                Log.network.warning("\(failure.input): \(failure.reason); fetched from \(target) instead")
-                options.monitor?.note(.retry(url: failure.input, reason: "\(failure.reason); from \(target)", delay: 0))
-                return
-            } catch {
-                failure = error
-            }
-        }
-        throw failure
-    }
-
-    /// The initialization section at `mapURL` (within `range`), fetched the first time it is needed.
-    /// Failing that, from its `mirrors` in order.
-    private func initializationSection(at mapURL: String, range: HLSByteRange?, name: String, mirrors: [String]) throws(MediaError) -> [UInt8] {
-        if let known = initSections[name] { return known }
-        var bytes: [UInt8] = []
-        var failure: MediaError?
-        for target in [mapURL] + mirrors where !http.isCancelled {
-            do {
-                try http.open(url: target, at: range?.offset ?? 0, length: range?.length, isContinuation: highestPosition > 0, caching: .store)
-                bytes = try http.readAll(limit: Self.playlistLimit)
-                if let failure { Log.network.warning("\(failure.input): \(failure.reason); fetched from \(target) instead") }
-                failure = nil
-                break
-            } catch {
-                if failure == nil { failure = error }
-            }
-        }
-        if let failure { throw failure }
-        guard !bytes.isEmpty else { throw MediaError(input: mapURL, reason: "an empty initialization section") }
-        initSections[name] = bytes
-        return bytes
-    }
-
-    /// The 16-byte key at `keyURL`, fetched the first time it is needed and held in memory
-    /// alone: never in the disk cache, where it would open every cached segment to whoever
-    /// reads the cache. Only a key the user kept on purpose (KeptKeys) is read from disk.
-    private func key(at keyURL: String) throws(MediaError) -> [UInt8] {
-        if let known = keys[keyURL] { return known }
-        if let failed = failedKeys[keyURL] { throw failed }
-        let kept = store.map { KeptKeys(directory: $0.directory) }
-        if let bytes = kept?.key(for: keyURL) {
-            keys[keyURL] = bytes
-            return bytes
-        }
-        let bytes: [UInt8]
-        do {
-            try http.open(url: keyURL, at: 0, length: nil, isContinuation: highestPosition > 0, caching: .bypass)
-            bytes = try http.readAll(limit: 64)
-        } catch {
-            if http.isCancelled { throw error }
-            let failure = MediaError(input: keyURL, reason: "the AES-128 key cannot be fetched (\(error.reason)); keys are never kept in the disk cache")
-            failedKeys[keyURL] = failure
-            throw failure
-        }
-        guard bytes.count == SegmentDecryptor.blockSize else {
-            let failure = MediaError(input: keyURL, reason: "an AES-128 key of \(bytes.count) bytes, not 16")
-            failedKeys[keyURL] = failure
-            throw failure
-        }
-        if options.keepsKeys, let kept { try kept.keep(bytes, for: keyURL) }
-        // An older hplayer kept keys in the cache: one found there goes.
-        if let store, store.entry(for: keyURL) != nil { store.remove(keyURL) }
-        keys[keyURL] = bytes
-        return bytes
-    }
-
-    /// The current segment's next bytes, decrypted when it is encrypted; 0 at its end.
-    func readSegment(into buffer: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
-        let reading = MonotonicClock.now()
-        defer { segmentNetworkSeconds += MonotonicClock.now() - reading }
-        guard let decryptor else { return try http.read(into: buffer) }
-        while plaintextIndex >= plaintext.count {
-            plaintext.removeAll(keepingCapacity: true)
-            plaintextIndex = 0
-            guard !isDecryptionFinished else { return 0 }
-            let count = try http.read(into: scratch)
-            if count > 0 {
-                decryptor.decrypt(UnsafeRawBufferPointer(rebasing: scratch[..<count]), into: &plaintext)
-                continue
-            }
-            isDecryptionFinished = true
-            do {
-                try decryptor.finish(into: &plaintext)
-            } catch {
-                throw MediaError(input: http.url, reason: error.description)
-            }
-        }
-        let count = min(buffer.count, plaintext.count - plaintextIndex)
-        plaintext.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + plaintextIndex, byteCount: count) }
-        plaintextIndex += count
-        return count
-    }
-
-    /// Live: reloads the playlist until a segment after `sequence` is listed; its index, or nil
-    /// when the playlist has ended instead.
-    private func awaitSegment(after sequence: Int) throws(MediaError) -> Int? {
-        var unchanged = false
-        while true {
-            if let index = playlist.segments.firstIndex(where: { $0.sequenceNumber > sequence }) {
-                if playlist.segments[index].sequenceNumber > sequence + 1 {
-                    Log.network.warning("\(playlistURL): fell out of the live window; jumping to segment \(playlist.segments[index].sequenceNumber)")
-                }
-                return index
-            }
-            guard playlist.isLive else { return nil }
-            // Reloaded every target duration, or half of it when it did not change.
-            try wait(max(0.5, unchanged ? playlist.targetDuration / 2 : playlist.targetDuration))
-            let before = playlist.segments.last?.sequenceNumber
-            var reloaded: HLSPlaylist
-            do {
-                reloaded = try front.read(playlistURL, isReload: true, through: self)
-                failedReloads = 0
-            } catch {
-                if http.isCancelled { throw error }
-                failedReloads += 1
-                guard failedReloads <= Self.reloadFailureLimit else { throw error }
-                Log.network.warning("\(playlistURL): reloading failed: \(error.reason); trying again")
-                continue
-            }
-            // A refused URL is not a reload's passing failure: it is not ridden out.
-            reloaded = try allowedReferences(of: reloaded, from: playlistURL)
-            guard case let .media(media) = reloaded else {
-                throw MediaError(input: playlistURL, reason: "the live playlist became a master playlist")
-            }
-            playlist = media
-            unchanged = playlist.segments.last?.sequenceNumber == before
-        }
-    }
-
-    private func wait(_ seconds: Double) throws(MediaError) {
-        let end = MonotonicClock.now() + seconds
-        while MonotonicClock.now() < end {
-            if http.isCancelled { throw MediaError(input: url, reason: "cancelled") }
-            MonotonicClock.sleep(until: min(end, MonotonicClock.now() + 0.02))
-        }
-    }
-
-    /// A manifest's bytes. One the cache holds is taken from it when `isUsableFromCache` says so
-    /// (not a live one, which changes as it is played: that is fetched); a reload
-    /// (`isLive`) is never kept. The fetch is a throughput sample for the first variant.
-    func fetchDocument(_ target: String, isLive: Bool, isUsableFromCache: ([UInt8]) -> Bool) throws(MediaError) -> [UInt8] {
-        if !isLive, let cached = http.cachedContent(of: target, limit: Self.playlistLimit) {
-            if isUsableFromCache(cached) { return cached }
-            Log.cache.debug("\(target): a live manifest: fetched, not taken from the cache")
-        }
-        let started = MonotonicClock.now()
-        try http.open(url: target, at: 0, length: nil, isContinuation: false, caching: isLive ? .bypass : .store)
-        let bytes = try http.readAll(limit: Self.playlistLimit)
-        let finished = MonotonicClock.now()
-        playlistDownload = ThroughputSample(bytes: Double(bytes.count), seconds: finished - started, finishedAt: finished)
-        return bytes
-    }
-
-    /// `length` bytes of `target` from `offset` (an index, an initialization section), through the
-    /// disk cache.
-    func fetchRange(_ target: String, offset: Int64, length: Int64?) throws(MediaError) -> [UInt8] {
-        try http.open(url: target, at: offset, length: length, isContinuation: highestPosition > 0, caching: .store)
-        return try http.readAll(limit: Self.playlistLimit)
-    }
-
-    /// A playlist, an initialization section or a key larger than this is refused.
-    static let playlistLimit = DocumentLimit.bytes
-
-    /// The manifest at `source`, read by the front end, with what it may not name taken out.
-    func manifest(at source: String) throws(MediaError) -> HLSPlaylist {
-        try allowedReferences(of: try front.read(source, isReload: false, through: self), from: source)
-    }
-
-    /// `playlist` less the URLs OriginPolicy refuses, each told in one line (once, not at every
-    /// live reload). When nothing playable is left, the stream fails at once: a refused URL is
-    /// never tried, so not tried again.
-    func allowedReferences(of playlist: HLSPlaylist, from source: String) throws(MediaError) -> HLSPlaylist {
-        let (allowed, refused) = HLSReferences.allowed(playlist, base: source)
-        guard !refused.isEmpty else { return allowed }
-        var untold = 0
-        for reference in refused where toldRefusals.insert(reference.url).inserted {
-            guard toldRefusals.count <= Self.refusalsTold else {
-                untold += 1
-                continue
-            }
-            Log.network.error("\(source): refused \(reference.url): \(reference.reason)")
-        }
-        if untold > 0 { Log.network.error("\(source): refused \(untold) more URLs, not each told") }
-        switch allowed {
-        case let .master(master) where master.variants.isEmpty:
-            throw MediaError(input: source, reason: "every variant's URL was refused (\(refused[0].reason))")
-        case let .media(media) where media.segments.isEmpty:
-            throw MediaError(input: source, reason: "every segment's URL was refused (\(refused[0].reason))")
-        default:
-            return allowed
-        }
-    }
 }

@@ -1,0 +1,81 @@
+/// The MPD `--dash` writes beside the HLS playlists, naming the same fMP4 segments (one CMAF
+/// package for both): a video AdaptationSet of a Representation per rung and an audio one,
+/// each a SegmentList with a SegmentTimeline of the segments really written. A live package's
+/// is dynamic, listing the window its playlists list, until it ends and becomes static.
+package enum PackageManifest {
+    package struct Options: Equatable, Sendable {
+        /// Every segment is there (a VOD package, or a live one that has ended).
+        package var isComplete = true
+        /// Live: the segments listed per stream, and when the package began (seconds since 1970).
+        package var window: Int?
+        package var availabilityStart = 0.0
+        /// The segments' nominal length, seconds.
+        package var segmentDuration = 4.0
+
+        package init() {}
+    }
+
+    package static func mpd(video: [WrittenVariant], audio: WrittenVariant?, options: Options) -> String {
+        let isDynamic = options.window != nil && !options.isComplete
+        let total = (video.first ?? audio).map { $0.segments.reduce(0) { $0 + $1.duration } } ?? 0
+        var lines = [#"<?xml version="1.0" encoding="utf-8"?>"#]
+        var root = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011""#
+        root += " minBufferTime=\"\(duration(options.segmentDuration))\""
+        if isDynamic, let window = options.window {
+            root += #" type="dynamic""#
+            root += " availabilityStartTime=\"\(ISOTime.dateTimeText(options.availabilityStart))\""
+            root += " minimumUpdatePeriod=\"\(duration(options.segmentDuration))\""
+            root += " timeShiftBufferDepth=\"\(duration(Double(window) * options.segmentDuration))\""
+        } else {
+            root += #" type="static""#
+            root += " mediaPresentationDuration=\"\(duration(total))\""
+        }
+        lines.append(root + ">")
+        lines.append(#"  <Period id="0" start="PT0S">"#)
+        if !video.isEmpty {
+            lines.append(#"    <AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1">"#)
+            for rung in video {
+                var attributes = "id=\"\(rung.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(rung).rounded(.up)))\""
+                attributes += " width=\"\(rung.width)\" height=\"\(rung.height)\" frameRate=\"\(DecimalText.fixed(rung.frameRate, places: 3))\""
+                if !rung.codecs.isEmpty { attributes += " codecs=\"\(rung.codecs.joined(separator: ","))\"" }
+                lines += representation(rung, attributes: attributes, window: isDynamic ? options.window : nil)
+            }
+            lines.append("    </AdaptationSet>")
+        }
+        if let audio {
+            lines.append(#"    <AdaptationSet id="1" contentType="audio" mimeType="audio/mp4" segmentAlignment="true" startWithSAP="1">"#)
+            lines.append(#"      <Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/>"#)
+            var attributes = "id=\"\(audio.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(audio).rounded(.up)))\""
+            if !audio.codecs.isEmpty { attributes += " codecs=\"\(audio.codecs.joined(separator: ","))\"" }
+            lines += representation(audio, attributes: attributes, window: isDynamic ? options.window : nil)
+            lines.append("    </AdaptationSet>")
+        }
+        lines.append("  </Period>")
+        lines.append("</MPD>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Representation's SegmentList: its segments (the last `window` of them, live), their
+    /// times in milliseconds from the package's start.
+    private static func representation(_ stream: WrittenVariant, attributes: String, window: Int?) -> [String] {
+        let first = window.map { max(0, stream.segments.count - $0) } ?? 0
+        var start = stream.segments[..<first].reduce(0.0) { $0 + $1.duration }
+        var lines = ["      <Representation \(attributes)>",
+                     "        <SegmentList timescale=\"1000\" startNumber=\"\(first)\">"]
+        if let initSection = stream.initSection { lines.append("          <Initialization sourceURL=\"\(initSection)\"/>") }
+        lines.append("          <SegmentTimeline>")
+        for segment in stream.segments[first...] {
+            let time = Int64(saturating: start * 1000)
+            let end = Int64(saturating: (start + segment.duration) * 1000)
+            lines.append("            <S t=\"\(time)\" d=\"\(max(1, end - time))\"/>")
+            start += segment.duration
+        }
+        lines.append("          </SegmentTimeline>")
+        for segment in stream.segments[first...] { lines.append("          <SegmentURL media=\"\(segment.name)\"/>") }
+        lines += ["        </SegmentList>", "      </Representation>"]
+        return lines
+    }
+
+    /// "PT6.000S".
+    private static func duration(_ seconds: Double) -> String { "PT\(DecimalText.fixed(seconds, places: 3))S" }
+}
