@@ -200,6 +200,9 @@ final class DASHManifests: ManifestFrontEnd {
                        mirrors: Array(initialization.urls.dropFirst()))
             }
             let segments = try self.segments(of: representation, in: period, periodIndex: periodIndex, mpd: mpd, stream: stream)
+            guard media.segments.count + segments.count <= MPDSegmentIndex.segmentLimit else {
+                throw MPDError("more than \(MPDSegmentIndex.segmentLimit) segments over the Periods")
+            }
             for (index, segment) in segments.enumerated() {
                 guard let primary = segment.urls.first else { continue }
                 media.segments.append(HLSSegment(

@@ -15,7 +15,9 @@ package struct DASHSegment: Equatable, Sendable {
 package enum MPDSegmentIndex {
     /// More segments than this in one Representation's Period is refused (a hostile timeline's
     /// `r` could ask for billions).
-    package static let segmentLimit = 200_000
+    package static let segmentLimit = 50_000
+    /// A live Period's segments are worked out this far back from now at most, seconds.
+    package static let liveWindowLimit = 600.0
 
     /// The initialization section: its URLs (failover order) and range; nil when there is none.
     package static func initialization(of representation: MPDRepresentation) throws(MPDError) -> (urls: [String], range: ClosedRange<Int64>?)? {
@@ -156,9 +158,11 @@ package enum MPDSegmentIndex {
             if let count {
                 total = count
             } else if let liveEdge {
-                // Wholly available: ended by now; and not yet out of the time-shift window.
+                // Wholly available: ended by now; and not yet out of the time-shift window (without
+                // one, the last `liveWindowLimit` seconds: a player needs the live edge alone).
                 total = max(0, Int(saturating: liveEdge.now * scale / Double(duration), rounding: .down))
-                first = liveEdge.depth.map { max(0, total - Int(saturating: $0 * scale / Double(duration), rounding: .up)) } ?? 0
+                let depth = min(liveEdge.depth ?? Self.liveWindowLimit, Self.liveWindowLimit)
+                first = max(0, total - Int(saturating: depth * scale / Double(duration), rounding: .up))
             } else {
                 guard let periodDuration else { throw MPDError("Representation \(id): segments of a duration in a Period of no known length") }
                 total = Int(saturating: periodDuration * scale / Double(duration), rounding: .up)

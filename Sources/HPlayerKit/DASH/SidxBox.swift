@@ -27,8 +27,9 @@ package struct SidxBox: Equatable, Sendable {
             } else if size32 == 0 {
                 size = bytes.count - start
             }
-            guard size >= reader.position - start, start + size <= bytes.count || type == "sidx" else {
-                throw MPDError("a box running past the index range")
+            // Compared as lengths: a declared size can be anything up to 2^63.
+            guard size >= reader.position - start, size <= bytes.count - start else {
+                throw MPDError(type == "sidx" ? "a truncated sidx box" : "a box running past the index range")
             }
             if type == "sidx" { return try body(&reader, start: start, size: size) }
             reader.position = start + size
@@ -38,7 +39,6 @@ package struct SidxBox: Equatable, Sendable {
 
     private static func body(_ reader: inout BoxReader, start: Int, size: Int) throws(MPDError) -> SidxBox {
         let truncated = MPDError("a truncated sidx box")
-        guard start + size <= reader.bytes.count else { throw truncated }
         guard let versionAndFlags = reader.uint32(), reader.uint32() != nil, let timescale = reader.uint32() else { throw truncated }
         guard timescale > 0 else { throw MPDError("a sidx box of timescale 0") }
         let version = versionAndFlags >> 24
@@ -52,7 +52,7 @@ package struct SidxBox: Equatable, Sendable {
             (earliest, first) = (a, b)
         }
         guard reader.uint16() != nil, let count = reader.uint16() else { throw truncated }
-        guard reader.remaining >= Int(count) * 12, reader.position + Int(count) * 12 <= start + size else { throw truncated }
+        guard Int(count) * 12 <= start + size - reader.position else { throw truncated }
         var references: [Reference] = []
         references.reserveCapacity(Int(count))
         for _ in 0..<count {
