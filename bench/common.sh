@@ -20,6 +20,26 @@ build_release() {
   hplayer=.build/bench/release/hplayer
 }
 
+# $hplayer made to fetch everything over the network: its disk cache would serve every run
+# after the first. Call after build_release.
+use_uncached_hplayer() {
+  printf '#!/bin/sh\nexec "%s" --cache=no "$@"\n' "$PWD/$hplayer" >"$work/hplayer-uncached"
+  chmod +x "$work/hplayer-uncached"
+  hplayer="$work/hplayer-uncached"
+}
+
+# `serve_logged [OPTIONS...]`: the fault server anew, logging to a fresh $log.
+serve_logged() {
+  log="$work/requests-$RANDOM.jsonl"
+  serve_faults "$log" "$@"
+}
+
+# The body bytes a fault server's log says it sent.
+fetched_bytes() { python3 -c "import json,sys; print(sum(json.loads(l)['bytes'] for l in open(sys.argv[1])))" "$1"; }
+
+# A table row: a figure for hplayer, for the peer, and their ratio.
+ratio_row() { printf "  %-44s %9s %9s %7s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
+
 # Makes a 1080p30 H.264 (6 Mb/s, noisy so it is not trivial to decode) + AAC clip of $2 seconds at $1.
 make_1080p_clip() {
   ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=$2,noise=alls=12:allf=t" \
@@ -38,20 +58,30 @@ mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 
 # Makes an HLS ladder in folder $1: $2 seconds of noisy 640x360 video, one variant per bit rate
 # (kb/s) in the rest of the arguments, capped VBR, 4 s segments each starting on a key frame;
-# DIR/master.m3u8 lists them, lowest first.
+# DIR/master.m3u8 lists them, lowest first. With ABR_FORMAT=dash, the same ladder as one DASH
+# AdaptationSet instead (SegmentTemplate with a SegmentTimeline), DIR/manifest.mpd.
 make_abr_ladder() {
   local folder=$1 seconds=$2
   shift 2
   local rates=("$@") args=() index rate
   local split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
+  local encoding=(-c:v libx264 -preset veryfast -g 100 -keyint_min 100 -sc_threshold 0)
   for index in "${!rates[@]}"; do
     rate=${rates[$index]}
-    mkdir -p "$folder/v$index"
-    args+=(-map "[s$index]" -c:v libx264 -preset veryfast -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
-           -g 100 -keyint_min 100 -sc_threshold 0 -f hls -hls_time 4 -hls_playlist_type vod
-           -hls_segment_filename "$folder/v$index/%03d.ts" "$folder/v$index/index.m3u8")
+    if [ "${ABR_FORMAT:-hls}" = dash ]; then
+      args+=(-map "[s$index]" "-b:v:$index" "${rate}k" "-maxrate:v:$index" "$((rate * 3 / 2))k" "-bufsize:v:$index" "$((rate * 2))k")
+    else
+      mkdir -p "$folder/v$index"
+      args+=(-map "[s$index]" "${encoding[@]}" -b:v "${rate}k" -maxrate "$((rate * 3 / 2))k" -bufsize "$((rate * 2))k"
+             -f hls -hls_time 4 -hls_playlist_type vod -hls_segment_filename "$folder/v$index/%03d.ts" "$folder/v$index/index.m3u8")
+    fi
   done
+  if [ "${ABR_FORMAT:-hls}" = dash ]; then
+    mkdir -p "$folder"
+    args+=("${encoding[@]}" -f dash -seg_duration 4 -use_template 1 -use_timeline 1 -adaptation_sets "id=0,streams=v" "$folder/manifest.mpd")
+  fi
   ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=$seconds,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}"
+  [ "${ABR_FORMAT:-hls}" = dash ] && return
   {
     echo "#EXTM3U"
     for index in "${!rates[@]}"; do
@@ -59,21 +89,4 @@ make_abr_ladder() {
       echo "v$index/index.m3u8"
     done
   } > "$folder/master.m3u8"
-}
-
-# The same ladder as a DASH presentation in folder $1: one AdaptationSet, a Representation per
-# bit rate, SegmentTemplate with a SegmentTimeline, 4 s segments; DIR/manifest.mpd.
-make_abr_dash_ladder() {
-  local folder=$1 seconds=$2
-  shift 2
-  local rates=("$@") args=() index rate
-  local split="[0:v]split=${#rates[@]}$(printf '[s%d]' "${!rates[@]}")"
-  for index in "${!rates[@]}"; do
-    rate=${rates[$index]}
-    args+=(-map "[s$index]" "-b:v:$index" "${rate}k" "-maxrate:v:$index" "$((rate * 3 / 2))k" "-bufsize:v:$index" "$((rate * 2))k")
-  done
-  mkdir -p "$folder"
-  ffmpeg -v error -f lavfi -i "testsrc2=size=640x360:rate=25:duration=$seconds,noise=alls=14:allf=t" -filter_complex "$split" "${args[@]}" \
-    -c:v libx264 -preset veryfast -g 100 -keyint_min 100 -sc_threshold 0 \
-    -f dash -seg_duration 4 -use_template 1 -use_timeline 1 -adaptation_sets "id=0,streams=v" "$folder/manifest.mpd"
 }

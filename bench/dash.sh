@@ -17,10 +17,7 @@ source bench/common.sh
 trap 'stop_server; rm -rf "$work"' EXIT
 for tool in mpv ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
-# The network is what is measured: hplayer's disk cache would serve every run after the first.
-printf '#!/bin/sh\nexec "%s" --cache=no "$@"\n' "$PWD/$hplayer" >"$work/hplayer-uncached"
-chmod +x "$work/hplayer-uncached"
-hplayer="$work/hplayer-uncached"
+use_uncached_hplayer
 
 echo "making the ladder..." >&2
 mkdir -p "$work/www"
@@ -30,14 +27,9 @@ ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=20" -f lav
   -b:v:0 800k -b:v:1 2500k -b:v:2 5000k -c:a aac -b:a 128k \
   -f dash -seg_duration 2 -use_template 1 -use_timeline 1 -adaptation_sets "id=0,streams=v id=1,streams=a" "$work/www/manifest.mpd"
 
-serve() {
-  log="$work/requests-$RANDOM.jsonl"
-  serve_faults "$log" "$@"
-}
-row() { printf "  %-44s %9s %9s %7s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
 
 echo "1. Time to first frame, null outputs, s (hplayer, mpv, ratio)"
-serve
+serve_logged
 : >"$work/hp"; : >"$work/mpv"
 for _ in $(seq "$runs"); do
   # The highest Representation, as mpv's default.
@@ -46,17 +38,16 @@ for _ in $(seq "$runs"); do
   bench/measure_ipc.py first-frame "playback restart complete" -- mpv --no-config --vo=null --ao=null \
     --msg-level=all=no,cplayer=v "$base/manifest.mpd" >>"$work/mpv"
 done
-row "manifest.mpd" "$(median <"$work/hp")" "$(median <"$work/mpv")"
+ratio_row "manifest.mpd" "$(median <"$work/hp")" "$(median <"$work/mpv")"
 echo
 
 echo "2. Bytes fetched per byte played, the presentation played whole (hplayer, mpv)"
-fetched() { python3 -c "import json,sys; print(sum(json.loads(l)['bytes'] for l in open(sys.argv[1])))" "$1"; }
-serve
+serve_logged
 "$hplayer" "$base/manifest.mpd" --hls-bitrate max --vo null --ao null --untimed --no-status >/dev/null 2>&1
-hp_bytes=$(fetched "$log")
-serve
+hp_bytes=$(fetched_bytes "$log")
+serve_logged
 mpv --no-config --vo=null --ao=null --untimed --ao-null-untimed --really-quiet "$base/manifest.mpd" >/dev/null 2>&1
-mpv_bytes=$(fetched "$log")
+mpv_bytes=$(fetched_bytes "$log")
 played=$(cat "$work/www/manifest.mpd" "$work/www"/init-stream2.m4s "$work/www"/chunk-stream2-*.m4s \
   "$work/www"/init-stream3.m4s "$work/www"/chunk-stream3-*.m4s | wc -c)
 printf "  %-44s %9s %9s\n" "bytes fetched" "$hp_bytes" "$mpv_bytes"
@@ -64,11 +55,11 @@ printf "  %-44s %9s %9s\n" "per byte played ($played)" "$(ratio "$hp_bytes" "$pl
 echo
 
 echo "3. Seek time over the JSON IPC, 10 seeks each, s (hplayer, mpv, ratio)"
-serve
+serve_logged
 : >"$work/hp"; : >"$work/mpv"
 seeks() { rm -f "$work/ipc"; bench/measure_ipc.py seeks "$work/ipc" 10 7 -- "$@" --input-ipc-server="$work/ipc"; }
 seeks "$hplayer" "$base/manifest.mpd" --hls-bitrate max --vo null --ao null --no-status --quiet >>"$work/hp"
 seeks mpv --no-config --vo=null --ao=null --really-quiet "$base/manifest.mpd" >>"$work/mpv"
 for mode in exact keyframes; do
-  row "$mode, median" "$(awk -v m="$mode" '$1 == m {print $2}' "$work/hp" | median)" "$(awk -v m="$mode" '$1 == m {print $2}' "$work/mpv" | median)"
+  ratio_row "$mode, median" "$(awk -v m="$mode" '$1 == m {print $2}' "$work/hp" | median)" "$(awk -v m="$mode" '$1 == m {print $2}' "$work/mpv" | median)"
 done

@@ -20,10 +20,7 @@ source bench/common.sh
 trap 'stop_server; rm -rf "$work"' EXIT
 for tool in mpv ffmpeg python3; do command -v "$tool" >/dev/null || { echo "bench: needs $tool" >&2; exit 1; }; done
 build_release
-# The network is what is measured: hplayer's disk cache would serve every run after the first.
-printf '#!/bin/sh\nexec "%s" --cache=no "$@"\n' "$PWD/$hplayer" >"$work/hplayer-uncached"
-chmod +x "$work/hplayer-uncached"
-hplayer="$work/hplayer-uncached"
+use_uncached_hplayer
 
 echo "making the media..." >&2
 mkdir -p "$work/www"

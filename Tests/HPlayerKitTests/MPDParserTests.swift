@@ -67,7 +67,7 @@ import Testing
         #expect(low.width == 640 && low.height == 360 && low.codecs == ["avc1.64001f"] && abs((low.frameRate ?? 0) - 29.97) < 0.01)
         #expect(high.width == 1280 && high.codecs == ["avc1.640028"])
         #expect(low.segments == .template(MPDSegmentTemplate(media: "$RepresentationID$/$Number$.m4s", initialization: "$RepresentationID$/init.mp4",
-                                                             timescale: 1000, duration: 2000, startNumber: 5)))
+                                                             timing: MPDSegmentTiming(timescale: 1000, duration: 2000, startNumber: 5))))
         let lowSegments = try Self.segments(low, period: period.duration)
         #expect(lowSegments.map(\.number) == [5, 6, 7, 8])
         #expect(lowSegments[0].urls == ["http://a.example/root/period/low/5.m4s", "http://b.example/root/period/low/5.m4s"])
@@ -98,12 +98,12 @@ import Testing
     @Test("@duration: the last segment ends with the Period; a dynamic Period lists the segments wholly available in the time-shift window")
     func constantDuration() throws {
         var representation = MPDRepresentation(id: "v", bandwidth: 1, baseURLs: ["http://h/"],
-                                               segments: .template(MPDSegmentTemplate(media: "$Number$.m4s", timescale: 1, duration: 2, startNumber: 0)))
+                                               segments: .template(MPDSegmentTemplate(media: "$Number$.m4s", timing: MPDSegmentTiming(duration: 2, startNumber: 0))))
         #expect(try Self.segments(representation, period: 5).map(\.duration) == [2, 2, 1])
         let live = try MPDSegmentIndex.segments(of: representation, periodDuration: nil, liveEdge: (now: 21, depth: 6))
         #expect(live.map(\.number) == [7, 8, 9])
         #expect(live.map(\.start) == [14, 16, 18])
-        representation.segments = .template(MPDSegmentTemplate(media: "$Number$.m4s", timescale: 1, duration: 2))
+        representation.segments = .template(MPDSegmentTemplate(media: "$Number$.m4s", timing: MPDSegmentTiming(duration: 2)))
         #expect(throws: MPDError.self) { try Self.segments(representation, period: nil) }
     }
 

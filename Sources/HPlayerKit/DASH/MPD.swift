@@ -74,15 +74,29 @@ package enum MPDSegmentInfo: Equatable, Sendable {
     case base(MPDSegmentBase)
 }
 
-/// Times in `timescale` units. `presentationTimeOffset` is the media time the Period starts at.
-package struct MPDSegmentTemplate: Equatable, Sendable {
-    package var media: String
-    package var initialization: String?
+/// When the segments of a SegmentTemplate or SegmentList are: a constant `duration` or a
+/// `timeline`, in `timescale` units; `presentationTimeOffset` is the media time the Period
+/// starts at, `startNumber` the first segment's number.
+package struct MPDSegmentTiming: Equatable, Sendable {
     package var timescale: Int64 = 1
     package var duration: Int64?
     package var startNumber = 1
     package var presentationTimeOffset: Int64 = 0
     package var timeline: [MPDTimelineEntry]?
+
+    package init(timescale: Int64 = 1, duration: Int64? = nil, startNumber: Int = 1, presentationTimeOffset: Int64 = 0, timeline: [MPDTimelineEntry]? = nil) {
+        self.timescale = timescale
+        self.duration = duration
+        self.startNumber = startNumber
+        self.presentationTimeOffset = presentationTimeOffset
+        self.timeline = timeline
+    }
+}
+
+package struct MPDSegmentTemplate: Equatable, Sendable {
+    package var media: String
+    package var initialization: String?
+    package var timing = MPDSegmentTiming()
 }
 
 /// A SegmentTimeline `S`: a segment at `t` lasting `d`, repeated `r` more times (-1: up to the
@@ -113,11 +127,7 @@ package struct MPDResource: Equatable, Sendable {
 package struct MPDSegmentList: Equatable, Sendable {
     package var initialization: MPDResource?
     package var segments: [MPDResource]
-    package var timescale: Int64 = 1
-    package var duration: Int64?
-    package var startNumber = 1
-    package var presentationTimeOffset: Int64 = 0
-    package var timeline: [MPDTimelineEntry]?
+    package var timing = MPDSegmentTiming()
 }
 
 package struct MPDSegmentBase: Equatable, Sendable {

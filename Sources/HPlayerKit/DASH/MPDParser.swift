@@ -199,9 +199,8 @@ struct SegmentDescription {
         let initialization = element["initialization"] ?? element.element("Initialization")?["sourceURL"]
         if let initialization { try SegmentTemplateURL.validate(initialization, representation: id) }
         var info = MPDSegmentTemplate(media: media, initialization: initialization)
-        try common(element, id, timescale: &info.timescale, duration: &info.duration, startNumber: &info.startNumber,
-                   offset: &info.presentationTimeOffset, timeline: &info.timeline)
-        guard info.duration != nil || info.timeline != nil else {
+        info.timing = try timing(element, id)
+        guard info.timing.duration != nil || info.timing.timeline != nil else {
             throw MPDError("Representation \(id): a SegmentTemplate with neither duration nor SegmentTimeline")
         }
         return info
@@ -213,9 +212,8 @@ struct SegmentDescription {
         for url in element.elements("SegmentURL") {
             info.segments.append(try resource(url, urlAttribute: "media", rangeAttribute: "mediaRange", id)!)
         }
-        try common(element, id, timescale: &info.timescale, duration: &info.duration, startNumber: &info.startNumber,
-                   offset: &info.presentationTimeOffset, timeline: &info.timeline)
-        guard info.duration != nil || info.timeline != nil || info.segments.count <= 1 else {
+        info.timing = try timing(element, id)
+        guard info.timing.duration != nil || info.timing.timeline != nil || info.segments.count <= 1 else {
             throw MPDError("Representation \(id): a SegmentList of several segments with neither duration nor SegmentTimeline")
         }
         return info
@@ -227,11 +225,8 @@ struct SegmentDescription {
             guard let range = Self.byteRange(text) else { throw MPDError("Representation \(id): indexRange \"\(text)\" is not a byte range") }
             info.indexRange = range
         }
-        var duration: Int64?
-        var startNumber = 1
-        var timeline: [MPDTimelineEntry]?
-        try common(element, id, timescale: &info.timescale, duration: &duration, startNumber: &startNumber,
-                   offset: &info.presentationTimeOffset, timeline: &timeline)
+        let timing = try timing(element, id)
+        (info.timescale, info.presentationTimeOffset) = (timing.timescale, timing.presentationTimeOffset)
         return info
     }
 
@@ -245,8 +240,8 @@ struct SegmentDescription {
         return resource
     }
 
-    private func common(_ element: XMLElement, _ id: String, timescale: inout Int64, duration: inout Int64?, startNumber: inout Int,
-                        offset: inout Int64, timeline: inout [MPDTimelineEntry]?) throws(MPDError) {
+    private func timing(_ element: XMLElement, _ id: String) throws(MPDError) -> MPDSegmentTiming {
+        var timing = MPDSegmentTiming()
         func number(_ name: String) throws(MPDError) -> Int64? {
             guard let text = element[name] else { return nil }
             guard let value = Int64(text), value >= 0 else { throw MPDError("Representation \(id): \(name) \"\(text)\" is not a whole number") }
@@ -254,18 +249,18 @@ struct SegmentDescription {
         }
         if let value = try number("timescale") {
             guard value > 0 else { throw MPDError("Representation \(id): timescale 0") }
-            timescale = value
+            timing.timescale = value
         }
         if let value = try number("duration") {
             guard value > 0 else { throw MPDError("Representation \(id): a segment duration of 0") }
-            duration = value
+            timing.duration = value
         }
         if let value = try number("startNumber") {
             // Segment numbers stay under 2^40: a Period's are told apart above that.
             guard value < 1 << 40 else { throw MPDError("Representation \(id): startNumber \(value) past any stream") }
-            startNumber = Int(value)
+            timing.startNumber = Int(value)
         }
-        if let value = try number("presentationTimeOffset") { offset = value }
+        if let value = try number("presentationTimeOffset") { timing.presentationTimeOffset = value }
         if let entries = element.element("SegmentTimeline")?.elements("S") {
             var result: [MPDTimelineEntry] = []
             for entry in entries {
@@ -274,8 +269,9 @@ struct SegmentDescription {
                 guard repeatCount >= -1 else { throw MPDError("Representation \(id): a SegmentTimeline S repeated \(repeatCount) times") }
                 result.append(MPDTimelineEntry(time: entry["t"].flatMap { Int64($0) }, duration: d, repeatCount: repeatCount))
             }
-            timeline = result
+            timing.timeline = result
         }
+        return timing
     }
 
     /// "834-64332", both ends in.

@@ -39,8 +39,8 @@ package enum MPDSegmentIndex {
     /// The media time the Period starts at, in seconds (`presentationTimeOffset`).
     package static func presentationTimeOffset(of representation: MPDRepresentation) -> Double {
         switch representation.segments {
-        case let .template(template)?: Double(template.presentationTimeOffset) / Double(template.timescale)
-        case let .list(list)?: Double(list.presentationTimeOffset) / Double(list.timescale)
+        case let .template(template)?: Double(template.timing.presentationTimeOffset) / Double(template.timing.timescale)
+        case let .list(list)?: Double(list.timing.presentationTimeOffset) / Double(list.timing.timescale)
         case let .base(base)?: Double(base.presentationTimeOffset) / Double(base.timescale)
         case nil: 0
         }
@@ -54,9 +54,7 @@ package enum MPDSegmentIndex {
                                  liveEdge: (now: Double, depth: Double?)? = nil) throws(MPDError) -> [DASHSegment] {
         switch representation.segments {
         case let .template(template)?:
-            let times = try segmentTimes(timescale: template.timescale, duration: template.duration, timeline: template.timeline,
-                                         offset: template.presentationTimeOffset, startNumber: template.startNumber,
-                                         periodDuration: periodDuration, count: nil, liveEdge: liveEdge, id: representation.id)
+            let times = try segmentTimes(template.timing, periodDuration: periodDuration, count: nil, liveEdge: liveEdge, id: representation.id)
             var result: [DASHSegment] = []
             result.reserveCapacity(times.count)
             for time in times {
@@ -67,9 +65,7 @@ package enum MPDSegmentIndex {
             }
             return result
         case let .list(list)?:
-            let times = try segmentTimes(timescale: list.timescale, duration: list.duration, timeline: list.timeline,
-                                         offset: list.presentationTimeOffset, startNumber: list.startNumber,
-                                         periodDuration: periodDuration, count: list.segments.count, liveEdge: nil, id: representation.id)
+            let times = try segmentTimes(list.timing, periodDuration: periodDuration, count: list.segments.count, liveEdge: nil, id: representation.id)
             return zip(list.segments, times).map { resource, time in
                 DASHSegment(urls: resolve(resource.url, representation), range: resource.range, start: time.start, duration: time.duration, number: time.number)
             }
@@ -113,9 +109,10 @@ package enum MPDSegmentIndex {
     /// The segments' numbers and times, from a SegmentTimeline or a constant duration. `count`:
     /// a SegmentList's length, which bounds them. A manifest's numbers can be anything: times
     /// past Int64 are refused, never wrapped.
-    static func segmentTimes(timescale: Int64, duration: Int64?, timeline: [MPDTimelineEntry]?, offset: Int64, startNumber: Int,
-                             periodDuration: Double?, count: Int?, liveEdge: (now: Double, depth: Double?)?, id: String) throws(MPDError) -> [SegmentTime] {
-        let scale = Double(timescale)
+    static func segmentTimes(_ timing: MPDSegmentTiming, periodDuration: Double?, count: Int?, liveEdge: (now: Double, depth: Double?)?,
+                             id: String) throws(MPDError) -> [SegmentTime] {
+        let (duration, timeline, offset, startNumber) = (timing.duration, timing.timeline, timing.presentationTimeOffset, timing.startNumber)
+        let scale = Double(timing.timescale)
         let tooLate = MPDError("Representation \(id): segment times past any presentation")
         var result: [SegmentTime] = []
         func add(_ index: Int, _ mediaTime: Int64, _ length: Int64) throws(MPDError) {
