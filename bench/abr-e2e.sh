@@ -26,13 +26,8 @@ read -r -a policies <<< "${ABR_POLICIES:-auto bola throughput seed}"
 
 echo "making the ladder..." >&2
 rates=(300 750 1200 1850 2850)
-if [ "${ABR_FORMAT:-hls}" = dash ]; then
-  make_abr_dash_ladder "$work/www" 160 "${rates[@]}"
-  manifest=manifest.mpd
-else
-  make_abr_ladder "$work/www" 160 "${rates[@]}"
-  manifest=master.m3u8
-fi
+make_abr_ladder "$work/www" 160 "${rates[@]}"
+manifest=$([ "${ABR_FORMAT:-hls}" = dash ] && echo manifest.mpd || echo master.m3u8)
 kbps=$(IFS=,; echo "${rates[*]}")
 
 # A trace's lines as the fault server's schedule: each rate for the time to the next line, the last for ever.

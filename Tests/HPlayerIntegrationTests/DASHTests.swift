@@ -132,6 +132,32 @@ extension Playback {
             #expect(server.requests.contains { $0.status == 500 || $0.outcome == "dropped" }, "the fault did not happen: \(server.requests)")
         }
 
+        @Test("Exact seeks back and forth, paused (each a new section: a new demuxer on the initialization section, a new decoder): after each, the frame shown is ffmpeg's first at or after the target",
+              .timeLimit(.minutes(1)))
+        func exactSeeksBackAndForth() async throws {
+            let server = try FaultServer(root: try Self.set(.timeline))
+            var options = PlayerOptions()
+            options.source.network.hlsBitrate = .max
+            let session = PlayerSession(url: server.url("manifest.mpd"), options: options, name: "dash-seeks")
+            session.player.prepare()
+            session.player.pause()
+            try await session.waitForPrepared()
+            try await session.waitFor("the preview frame") { _ in session.presentedFrames.count == 1 }
+            let reference = try Self.reference(0)
+            let pts = try Fixtures.framePts(try Self.source())
+            let start = try #require(session.player.mediaInfo).startTime
+            for target in [3.0, 1.0, 2.0, 4.0] {
+                let (before, presented) = (session.eventCount, session.presentedFrames.count)
+                session.player.seek(to: target, mode: .exact)
+                try await session.waitForSeekDone(after: before)
+                try await session.waitFor("the frame the seek to \(target) s presents", timeout: 10) { _ in session.presentedFrames.count > presented }
+                let shown = session.presentedFrames.last
+                let expected = pts.firstIndex { $0 >= start + target - 0.001 }.map { reference[$0] }
+                #expect(shown?.md5 != nil && shown?.md5 == expected, "seek to \(target) s: shown pts \(shown?.pts ?? -1)")
+            }
+            session.close()
+        }
+
         @Test("Offline replay: a DASH presentation played once plays again from the disk cache with the server gone, frame-exact, with no request made")
         func offlineReplay() async throws {
             let cache = Fixtures.newFolder("dash-cache")

@@ -41,8 +41,13 @@ final class SoftwareDecoder: Decoder {
     ///   - threads: libavcodec's thread count; 0 (mpv's `--vd-lavc-threads` default) picks one per core.
     ///   - slicesOnly: threads on the slices of a picture only (live mode): frame threads each
     ///     hold a picture back, a frame interval of latency apiece.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int = 0, slicesOnly: Bool = false) throws(MediaError) {
-        codec = try CodecContext(stream: stream, threads: Int32(clamping: threads)) { context in
+    convenience init(stream: UnsafeMutablePointer<AVStream>, threads: Int = 0, slicesOnly: Bool = false) throws(MediaError) {
+        try self.init(parameters: StreamParameters(stream), threads: threads, slicesOnly: slicesOnly)
+    }
+
+    /// A decoder of a stream's kept parameters (the stream itself may be gone).
+    init(parameters: StreamParameters, threads: Int, slicesOnly: Bool = false) throws(MediaError) {
+        codec = try CodecContext(parameters: parameters.parameters, timeBase: parameters.timeBase, threads: Int32(clamping: threads)) { context in
             if slicesOnly { context.pointee.thread_type = FF_THREAD_SLICE }
             return 0
         }

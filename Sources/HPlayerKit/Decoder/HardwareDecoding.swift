@@ -92,8 +92,10 @@ enum VideoDecoderFactory {
             do {
                 let decoder = try HardwareDecoder(stream: stream, api: api, threads: threads)
                 Log.track.info("\(input): hardware decoding (\(api.rawValue))")
+                // The fallback opens mid-stream, from the parameters kept: the AVStream may be gone.
+                let kept = try StreamParameters(stream)
                 return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in
-                    try SoftwareDecoder(stream: stream, threads: threads, slicesOnly: slicesOnly)
+                    try SoftwareDecoder(parameters: kept, threads: threads, slicesOnly: slicesOnly)
                 }
             } catch {
                 refusals.append(hardware == .auto ? "\(api.rawValue): \(error.reason)" : error.reason)

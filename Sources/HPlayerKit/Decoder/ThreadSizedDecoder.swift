@@ -37,7 +37,8 @@ final class ThreadSizedDecoder: Decoder {
     private(set) var threads: Int
     /// What real time needs: the first estimate, grown by measurement.
     private(set) var sizedThreads: Int
-    private let stream: UnsafeMutablePointer<AVStream>
+    /// The stream's parameters, kept: its AVStream goes with a sectioned stream's next section.
+    private let parameters: StreamParameters
     private let input: String
     private let cores: Int
     private let rate: PlaybackRate
@@ -72,8 +73,8 @@ final class ThreadSizedDecoder: Decoder {
         sizedThreads = DecoderThreadSizing.initialThreads(width: Int(parameters.width), height: Int(parameters.height),
                                                           framesPerSecond: framesPerSecond, speed: rate.speed, cores: cores)
         threads = sizedThreads
-        current = try SoftwareDecoder(stream: stream, threads: sizedThreads)
-        self.stream = stream
+        self.parameters = try StreamParameters(stream)
+        current = try SoftwareDecoder(parameters: self.parameters, threads: sizedThreads)
         self.input = input
         self.cores = cores
         self.rate = rate
@@ -184,7 +185,7 @@ final class ThreadSizedDecoder: Decoder {
         guard wanted != threads else { return }
         if !isEmpty { drainIntoPending() }
         do {
-            let replacement = try SoftwareDecoder(stream: stream, threads: wanted)
+            let replacement = try SoftwareDecoder(parameters: parameters, threads: wanted)
             replacement.skipsNonReferenceFrames = current.skipsNonReferenceFrames
             current = replacement
             threads = wanted

@@ -9,9 +9,14 @@ final class CodecContext: @unchecked Sendable {
     ///   - threads: libavcodec's thread_count; 0 lets it pick one per core.
     ///   - configure: more settings before the open (a hardware device); a negative libav*
     ///     result fails the open.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0,
+    convenience init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0,
+                     configure: (UnsafeMutablePointer<AVCodecContext>) -> Int32 = { _ in 0 }) throws(MediaError) {
+        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, threads: threads, configure: configure)
+    }
+
+    /// A decoder for a stream of these parameters and time base.
+    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, threads: Int32 = 0,
          configure: (UnsafeMutablePointer<AVCodecContext>) -> Int32 = { _ in 0 }) throws(MediaError) {
-        let parameters = stream.pointee.codecpar!
         let codecName = parameters.pointee.codec_id == AV_CODEC_ID_NONE
             ? "unknown codec '\(fourCC(parameters.pointee.codec_tag))'"
             : String(cString: avcodec_get_name(parameters.pointee.codec_id))
@@ -20,7 +25,7 @@ final class CodecContext: @unchecked Sendable {
         }
         context = try Self.open(codec, named: codecName) { context in
             let result = avcodec_parameters_to_context(context, parameters)
-            context.pointee.pkt_timebase = stream.pointee.time_base
+            context.pointee.pkt_timebase = timeBase
             context.pointee.thread_count = threads
             return result < 0 ? result : configure(context)
         }

@@ -21,9 +21,9 @@ final class InputContainer: @unchecked Sendable {
     private let byteSource: ByteSource?
     /// What of the input the disk cache holds; from any thread.
     var cacheMap: CacheMap? { byteSource?.cacheMap }
-    /// Our HLS client, when it reads the input.
-    var hlsStream: SegmentStream? { byteSource as? SegmentStream }
-    /// The HLS client left the playlist to libavformat (the opening thread's).
+    /// Our HLS and DASH client, when it reads the input.
+    var segmentStream: SegmentStream? { byteSource as? SegmentStream }
+    /// The segment stream left an HLS playlist to libavformat (the opening thread's).
     private var leftToLibavformat = false
     private var io: ByteSourceIO?
     /// The start time and the streams as first opened: a sectioned stream's later sections are
@@ -198,7 +198,7 @@ final class InputContainer: @unchecked Sendable {
         }
         context = opened
         let formatName = String(cString: opened!.pointee.iformat.pointee.name)
-        if isLive, formatName == "mpegts", hlsStream == nil {
+        if isLive, formatName == "mpegts", segmentStream == nil {
             opened!.pointee.flags |= AVFMT_FLAG_NOPARSE
             parsers = StreamParsers()
         }
@@ -291,8 +291,8 @@ final class InputContainer: @unchecked Sendable {
                 guard reopened >= 0 else { return reopened }
                 continue
             }
-            if result >= 0, let hlsStream, !hlsStream.isSectioned, !leftToLibavformat {
-                markShownBefore(packet, switches: hlsStream.switchPositions)
+            if result >= 0, let segmentStream, !segmentStream.isSectioned, !leftToLibavformat {
+                markShownBefore(packet, switches: segmentStream.switchPositions)
             }
             guard result >= 0, ownSectionCount > 0 else { return result }
             if sections.mapToFirstStreams(packet, from: context, firstStreams: firstStreams, offset: sectionTimeOffset) { return result }
@@ -314,7 +314,7 @@ final class InputContainer: @unchecked Sendable {
     /// Whether a packet this container read is one `markShownBefore` marked: only our HLS
     /// client's MPEG-TS is marked (the MP4 demuxer sets the flag for edit lists of its own).
     func isShownBefore(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
-        hlsStream?.isSectioned == false && !leftToLibavformat && packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0
+        segmentStream?.isSectioned == false && !leftToLibavformat && packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0
     }
 
     /// The sectioned stream's next section: a new demuxer on the bytes that follow (which begin

@@ -28,10 +28,10 @@ public enum MediaProbe {
             bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
             streams: container.streams.enumerated().map { streamInfo($1, index: $0) },
             variants: container.variants,
-            periods: container.hlsStream?.manifestPeriods,
+            periods: container.segmentStream?.manifestPeriods,
             tags: tags(of: context),
             chapters: chapters(of: context, startTime: container.startTime),
-            liveHoldBack: container.hlsStream?.liveHoldBack
+            liveHoldBack: container.segmentStream?.liveHoldBack
         )
     }
 

@@ -12,7 +12,7 @@ extension FFmpegSource {
 
     func runReadLoop() {
         // The HLS client's bitrate policy reads the buffer as this thread last saw it.
-        container.hlsStream?.bufferLevel = { [unowned self] in
+        container.segmentStream?.bufferLevel = { [unowned self] in
             let maximum = buffering.maximumBufferedDuration
             // Untimed, nothing waits for the next segment: as good as a full buffer.
             guard !options.isUntimed else { return BufferLevel(seconds: maximum, maximum: maximum, isStarved: false) }
