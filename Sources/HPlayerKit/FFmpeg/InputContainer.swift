@@ -106,7 +106,11 @@ final class InputContainer: @unchecked Sendable {
 
     /// Makes the format context and opens it: on the byte source (through a new AVIOContext),
     /// a named pipe's descriptor, or `url` itself.
-    private func openDemuxer(fullAnalysis: Bool) throws(MediaError) {
+    /// `isSection`: a sectioned stream's later section, whose streams continue the first ones
+    /// (SectionStreams): never analysed, as its packets carry their own times (an fMP4
+    /// fragment's decode time) and the first section's analysis told the rest. An analysis
+    /// there read on through megabytes of fragments for a picture's pixel format, at every seek.
+    private func openDemuxer(fullAnalysis: Bool, isSection: Bool = false) throws(MediaError) {
         guard let allocated = avformat_alloc_context() else {
             throw MediaError(input: url, reason: "out of memory")
         }
@@ -202,7 +206,7 @@ final class InputContainer: @unchecked Sendable {
             opened!.pointee.flags |= AVFMT_FLAG_NOPARSE
             parsers = StreamParsers()
         }
-        guard fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: ownStreams.map(StreamAnalysis.header)) else {
+        guard !isSection, fullAnalysis || StreamAnalysis.isNeeded(formatName: formatName, streams: ownStreams.map(StreamAnalysis.header)) else {
             return
         }
         let infoResult = avformat_find_stream_info(opened, nil)
@@ -327,7 +331,7 @@ final class InputContainer: @unchecked Sendable {
         io?.close()
         io = nil
         do {
-            try openDemuxer(fullAnalysis: false)
+            try openDemuxer(fullAnalysis: false, isSection: true)
         } catch {
             if isAborted { return hp_averror_exit() }
             sectionFailure = error
