@@ -54,12 +54,14 @@ let package = Package(
         ),
         // Typed setters for curl's variadic curl_easy_setopt and curl_easy_getinfo.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // libxml2 behind opaque pointers (its headers bring ICU's, which clash with Foundation's).
+        .target(name: "CXMLShim", dependencies: ["CXML2"]),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
         .target(name: "CHPlayerShim", dependencies: ["CFFmpeg"]),
         .target(
             name: "HPlayerKit",
             dependencies: [
-                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite", "CXML2",
+                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite", "CXMLShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

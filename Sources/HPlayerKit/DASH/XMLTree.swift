@@ -1,4 +1,4 @@
-import CXML2
+import CXMLShim
 
 /// An XML element as plain values: its local name (namespace prefix dropped), attributes, child
 /// elements and text. libxml2 parses; the manifest readers walk this, pure and testable.
@@ -31,57 +31,54 @@ package enum XMLTree {
     package static let depthLimit = 64
 
     package static func parse(_ bytes: [UInt8]) throws(XMLTreeError) -> XMLElement {
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        var message = [CChar](repeating: 0, count: 256)
         let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { base in
-                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    xmlReadMemory($0, Int32(clamping: buffer.count), nil, nil, options)
-                }
-            } ?? nil
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                hp_xml_read(characters.baseAddress, Int32(clamping: characters.count), &message, Int32(message.count))
+            }
         }
         guard let document else {
-            let reason = xmlGetLastError().map { String(Substring(String(cString: $0.pointee.message)).trimmingWhitespace()) } ?? "not XML"
-            throw XMLTreeError(reason: "not well-formed XML (\(reason))")
+            let reason = String(Substring(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)).trimmingWhitespace())
+            throw XMLTreeError(reason: "not well-formed XML (\(reason.isEmpty ? "not XML" : reason))")
         }
-        defer { xmlFreeDoc(document) }
-        guard let root = xmlDocGetRootElement(document) else { throw XMLTreeError(reason: "an XML document with no element") }
+        defer { hp_xml_free(document) }
+        guard let root = hp_xml_root(document) else { throw XMLTreeError(reason: "an XML document with no element") }
         return try element(root, depth: 0)
     }
 
-    private static func element(_ node: xmlNodePtr, depth: Int) throws(XMLTreeError) -> XMLElement {
+    private static func element(_ node: OpaquePointer, depth: Int) throws(XMLTreeError) -> XMLElement {
         guard depth < depthLimit else { throw XMLTreeError(reason: "elements nested deeper than \(depthLimit)") }
-        var result = XMLElement(name: string(node.pointee.name))
-        var attribute = node.pointee.properties
+        var result = XMLElement(name: string(hp_xml_node_name(node)))
+        var attribute = hp_xml_first_attribute(node)
         while let current = attribute {
-            result.attributes[string(current.pointee.name)] = text(of: current.pointee.children)
-            attribute = current.pointee.next
+            result.attributes[string(hp_xml_attribute_name(current))] = text(of: hp_xml_attribute_first_text(current))
+            attribute = hp_xml_next_attribute(current)
         }
-        var child = node.pointee.children
+        var child = hp_xml_first_child(node)
         while let current = child {
-            switch current.pointee.type {
-            case XML_ELEMENT_NODE: result.children.append(try element(current, depth: depth + 1))
-            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE: result.text += string(current.pointee.content)
+            switch hp_xml_node_kind(current) {
+            case HP_XML_ELEMENT: result.children.append(try element(current, depth: depth + 1))
+            case HP_XML_TEXT: result.text += string(hp_xml_node_text(current))
             default: break
             }
-            child = current.pointee.next
+            child = hp_xml_next(current)
         }
         return result
     }
 
     /// The text of a list of text nodes (an attribute's value).
-    private static func text(of first: xmlNodePtr?) -> String {
+    private static func text(of first: OpaquePointer?) -> String {
         var result = ""
         var node = first
         while let current = node {
-            result += string(current.pointee.content)
-            node = current.pointee.next
+            result += string(hp_xml_node_text(current))
+            node = hp_xml_next(current)
         }
         return result
     }
 
-    private static func string(_ characters: UnsafePointer<xmlChar>?) -> String {
-        guard let characters else { return "" }
-        return String(cString: characters)
+    private static func string(_ characters: UnsafePointer<CChar>?) -> String {
+        characters.map { String(cString: $0) } ?? ""
     }
 }
 
