@@ -66,7 +66,7 @@ skip=(--skip writeErrorAndLocalFiles)
 # Nor under either's shadow memory, for a bound in hundreds of MiB.
 skip+=(--skip patternReadAheadBounded)
 tests="$scratch/debug/HPlayerPackageTests.xctest"
-phase_begin "$sanitizer sanitizer: run (four processes)" 330
+phase_begin "$sanitizer sanitizer: run (four processes)" 340
 start_tests "$tests" "$work" units "" --filter "$units" "${skip[@]}"
 for index in "${!integration[@]}"; do
   start_tests "$tests" "$work" "integration-$((index + 1))" "" --no-parallel --filter "${integration[$index]}" "${skip[@]}"

@@ -26,7 +26,7 @@ summary() {
   rm -rf "$HPLAYER_PHASES" "$slowest" "$work"
 }
 
-phase_begin "setup (apt packages)" 120
+phase_begin "setup (apt packages)" 110
 ./scripts/setup.sh --for-tests
 phase_end
 source ./scripts/test-servers.sh
@@ -83,7 +83,7 @@ export HPLAYER_REALTIME_LIST="$work/realtime"
 # others do not name, so a new suite runs somewhere.
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|HPlayerSDLTests|hplayerTests)\.'
 shards=('Playback/(HLSPlayback|Packaging|HugeNumbers|Snapshots)/'
-        'Playback/(CachePlayback|Subtitles|Lifecycle)/'
+        'Playback/(CachePlayback|Subtitles|Lifecycle|DASHPlayback)/'
         'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record)/'
         'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking)/')
 echo "== the tests that may share the machine, in six processes =="
@@ -105,7 +105,7 @@ phase_end
 # The second phase: the tests that measure wall-clock time (.realTime) or drive the X display
 # and sound sink (.desktop), one at a time, alone on the machine.
 echo "== the tests that run alone =="
-phase_begin "tests: the second phase (alone)" 500
+phase_begin "tests: the second phase (alone)" 520
 start_tests "$tests" "$logs" alone alone --no-parallel --skip "$units" "$@"
 wait_tests || status=1
 phase_end
@@ -138,7 +138,7 @@ if [ "$status" -ne 0 ]; then
     done
   fi
 fi
-phase_begin "waiting for the background builds and fuzzing" 30
+phase_begin "waiting for the background builds and fuzzing" 45
 echo "== the builds and the fuzzing done in the background =="
 if wait "$background"; then
   phase_note "background: builds, then fuzzing" $((SECONDS - background_start))
@@ -162,7 +162,7 @@ if [ "$status" -eq 0 ]; then
   echo "== scripts/soak.py, 3 minutes =="
   # 4 MiB, not the hour's 2: 1,000 replacements have moved RSS by up to 3.7 MiB through malloc
   # fragmentation alone (docs/measuring.md); a leak per file shows well past that.
-  phase_begin "soak" 130
+  phase_begin "soak" 125
   python3 scripts/soak.py --seconds 90 --loads 1000 --seeks 10000 --rss-limit-mib 4 || status=$?
   phase_end
 fi
@@ -177,11 +177,11 @@ if [ "$status" -eq 0 ]; then
   bench/encode.sh --smoke || status=$?
   phase_end
   echo "== bench/latency.sh --smoke =="
-  phase_begin "bench/latency.sh --smoke" 70
+  phase_begin "bench/latency.sh --smoke" 55
   bench/latency.sh --smoke || status=$?
   phase_end
   echo "== bench/hwdec/smoke.sh =="
-  phase_begin "bench/hwdec/smoke.sh" 35
+  phase_begin "bench/hwdec/smoke.sh" 30
   bench/hwdec/smoke.sh || status=$?
   phase_end
 fi
@@ -189,7 +189,7 @@ fi
 # with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.
 if [ "$status" -eq 0 ]; then
   echo "== scripts/package-test.sh =="
-  phase_begin "package test (install, .deb)" 50
+  phase_begin "package test (install, .deb)" 40
   scripts/package-test.sh || status=$?
   phase_end
 fi

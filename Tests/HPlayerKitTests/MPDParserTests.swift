@@ -107,6 +107,18 @@ import Testing
         #expect(throws: MPDError.self) { try Self.segments(representation, period: nil) }
     }
 
+    @Test("Live: a timeline's r=-1 repeats up to now, a segment not ended by now is not listed, and a Period that has ended lists no @duration segment past its end")
+    func liveEdges() throws {
+        var representation = MPDRepresentation(id: "v", bandwidth: 1, baseURLs: ["http://h/"], segments: .template(MPDSegmentTemplate(
+            media: "$Time$.m4s", timing: MPDSegmentTiming(timeline: [MPDTimelineEntry(time: 0, duration: 2, repeatCount: 1), MPDTimelineEntry(duration: 2, repeatCount: -1)]))))
+        let live = try MPDSegmentIndex.segments(of: representation, periodDuration: nil, liveEdge: (now: 9, depth: nil))
+        #expect(live.map(\.start) == [0, 2, 4, 6])
+        representation.segments = .template(MPDSegmentTemplate(media: "$Time$.m4s", timing: MPDSegmentTiming(timeline: [MPDTimelineEntry(time: 0, duration: 2, repeatCount: 9)])))
+        #expect(try MPDSegmentIndex.segments(of: representation, periodDuration: nil, liveEdge: (now: 5, depth: nil)).map(\.start) == [0, 2])
+        representation.segments = .template(MPDSegmentTemplate(media: "$Number$.m4s", timing: MPDSegmentTiming(duration: 2, startNumber: 0)))
+        #expect(try MPDSegmentIndex.segments(of: representation, periodDuration: 6, liveEdge: (now: 1000, depth: nil)).map(\.number) == [0, 1, 2])
+    }
+
     @Test("SegmentList: media and mediaRange, the Initialization by URL or by range of the BaseURL")
     func segmentList() throws {
         let mpd = try Self.parse("""
@@ -176,6 +188,9 @@ import Testing
                       ("<MPD><Period><AdaptationSet><Representation id=\"r\" bandwidth=\"1\"><SegmentTemplate media=\"x\"/></Representation></AdaptationSet></Period></MPD>",
                        "neither duration nor SegmentTimeline"),
                       ("<MPD mediaPresentationDuration=\"6 s\"><Period/></MPD>", "mediaPresentationDuration \"6 s\" is not a duration"),
+                      ("<MPD><Period><AdaptationSet><Representation id=\"r\" bandwidth=\"9223372036854775807\"/></AdaptationSet></Period></MPD>", "Representation r has no bandwidth"),
+                      ("<MPD><Period><AdaptationSet><Representation id=\"r\" bandwidth=\"1\"><SegmentList><SegmentURL mediaRange=\"0-9223372036854775807\"/></SegmentList></Representation></AdaptationSet></Period></MPD>",
+                       "mediaRange \"0-9223372036854775807\" is not a byte range"),
                       ("<!DOCTYPE MPD [<!ENTITY a \"aaaa\"><!ENTITY b \"&a;&a;\">]><MPD type=\"&b;\"><Period/></MPD>", "MPD type \"&a;&a;\"")])
     func malformed(text: String, reason: String) {
         #expect {
@@ -230,7 +245,7 @@ import Testing
                        width: 640, height: 360, frameRate: 25, codecs: ["avc1.64001e"], initSection: "\(name)_init.mp4", name: name)
     }
 
-    @Test("The packager's MPD, read back by our parser: a static one lists every segment with its time; a live one the window, from its number and time, until it ends and is static")
+    @Test("The packager's MPD, read back by our parser: a static one lists every segment with its time; a live one the window, from its number and time; an ended live one is static, its window alone, from the window's start")
     func readBack() throws {
         let video = [Self.stream("360p", durations: [2, 2, 2, 1.5]), Self.stream("180p", durations: [2, 2, 2, 1.5])]
         let audio = Self.stream("audio", durations: [2, 2, 2, 1.5])
@@ -243,13 +258,15 @@ import Testing
             let text = PackageManifest.mpd(video: video, audio: audio, options: options)
             let mpd = try MPDParser.parse(Array(text.utf8), url: "http://h/p/manifest.mpd")
             #expect(mpd.isDynamic == !isComplete)
-            #expect(isComplete ? mpd.mediaPresentationDuration == 7.5 : mpd.availabilityStartTime == 1_795_946_400)
+            // An ended live package lists its window alone, which the presentation starts with.
+            #expect(isComplete ? mpd.mediaPresentationDuration == (window == nil ? 7.5 : 3.5) : mpd.availabilityStartTime == 1_795_946_400)
             let representation = mpd.periods[0].adaptationSets[0].representations[0]
             #expect(representation.id == "360p" && representation.width == 640)
             let segments = try MPDSegmentIndex.segments(of: representation, periodDuration: mpd.periods[0].duration)
-            let listed = isComplete ? [0, 1, 2, 3] : [2, 3]
+            let listed = window == nil ? [0, 1, 2, 3] : [2, 3]
+            let firstStart = isComplete ? Double(listed[0]) * 2 : 0
             #expect(segments.map(\.urls) == listed.map { ["http://h/p/360p_\($0).m4s"] })
-            #expect(segments.map(\.number) == listed && segments.map(\.start) == listed.map { Double($0) * 2 })
+            #expect(segments.map(\.number) == listed && segments.map(\.start) == listed.map { Double($0) * 2 - firstStart })
             #expect(try MPDSegmentIndex.initialization(of: representation)?.urls == ["http://h/p/360p_init.mp4"])
             #expect(mpd.periods[0].adaptationSets[1].contentType == .audio && mpd.periods[0].adaptationSets[1].roles == ["main"])
         }

@@ -31,6 +31,7 @@ final class DASHManifests: ManifestFrontEnd {
 
     /// libavformat's DASH demuxer is never used: it fetches every Representation.
     var leavesUnreadToLibavformat: Bool { false }
+    var publishesSegmentsByClock: Bool { true }
 
     func read(_ url: String, isReload: Bool, through stream: SegmentStream) throws(MediaError) -> HLSPlaylist {
         let (documentURL, selection) = DASHSelection.split(url)
@@ -76,7 +77,7 @@ final class DASHManifests: ManifestFrontEnd {
                 let timeURL = HLSURL.resolve(timing.value, against: url)
                 if let refusal = OriginPolicy.refusal(of: timeURL, namedBy: url) { throw MediaError(input: timeURL, reason: refusal) }
                 let asked = WallClock.now()
-                let bytes = try stream.fetchDocument(timeURL, isLive: true) { _ in false }
+                let bytes = try stream.fetchDocument(timeURL, isLive: true, isThroughputSample: false) { _ in false }
                 let answered = WallClock.now()
                 let text = String(decoding: bytes, as: UTF8.self)
                 guard let time = ISOTime.dateTime(text) else { throw MediaError(input: timeURL, reason: "\"\(text.prefix(40))\" is not a date and time") }
@@ -182,19 +183,20 @@ final class DASHManifests: ManifestFrontEnd {
         var media = HLSMediaPlaylist()
         media.hasEndList = !mpd.isDynamic
         media.playlistType = mpd.isDynamic ? nil : .vod
-        var first: MPDRepresentation?
+        var first: (representation: MPDRepresentation, rank: Int)?
         var origin: Double?
         for (periodIndex, period) in mpd.periods.enumerated() {
             guard let representation = Self.representation(selection, in: period, matching: first) else {
                 if periodIndex == 0 { throw MPDError("no such Representation (\(selection.text))") }
-                Log.network.warning("\(url): Period \(period.id ?? "\(periodIndex + 1)") has no Representation to follow \(first?.id ?? ""); the stream ends before it")
+                Log.network.warning("\(url): Period \(period.id ?? "\(periodIndex + 1)") has no Representation to follow \(first?.representation.id ?? ""); the stream ends before it")
                 break
             }
-            if first == nil { first = representation }
+            if first == nil { first = (representation, Self.rank(of: selection, in: period)) }
             // Its media times onto the presentation's, from the first Period's.
             let mediaOrigin = period.start - MPDSegmentIndex.presentationTimeOffset(of: representation)
             if origin == nil { origin = mediaOrigin }
             let timeOffset = mediaOrigin - (origin ?? mediaOrigin)
+            guard abs(timeOffset) < Self.timeOffsetLimit else { throw MPDError("Period \(period.id ?? "\(periodIndex + 1)"): times past any presentation") }
             let map = try MPDSegmentIndex.initialization(of: Self.withBaseInit(representation)).map { initialization in
                 HLSMap(uri: initialization.urls[0], byteRange: initialization.range.map { HLSByteRange(length: Int64($0.count), offset: $0.lowerBound) },
                        mirrors: Array(initialization.urls.dropFirst()))
@@ -265,15 +267,27 @@ final class DASHManifests: ManifestFrontEnd {
     /// The Representation `selection` names in `period`: in the first Period, by position; in a
     /// later one, the AdaptationSet at the same position among those of its kind, and in it the
     /// Representation of `first`'s id, else of the same rank by bandwidth.
-    private static func representation(_ selection: DASHSelection, in period: MPDPeriod, matching first: MPDRepresentation?) -> MPDRepresentation? {
+    private static func representation(_ selection: DASHSelection, in period: MPDPeriod, matching first: (representation: MPDRepresentation, rank: Int)?) -> MPDRepresentation? {
         let sets = period.adaptationSets.filter { $0.contentType == selection.kind && !$0.representations.isEmpty }
         guard selection.set < sets.count else { return nil }
         let representations = sets[selection.set].representations
         guard let first else { return selection.representation < representations.count ? representations[selection.representation] : nil }
-        if let same = representations.first(where: { $0.id == first.id }) { return same }
-        let rank = min(selection.representation, representations.count - 1)
-        return representations.sorted { $0.bandwidth < $1.bandwidth }[rank]
+        if let same = representations.first(where: { $0.id == first.representation.id }) { return same }
+        return representations.sorted { $0.bandwidth < $1.bandwidth }[min(first.rank, representations.count - 1)]
     }
+
+    /// The rank by bandwidth of the Representation `selection` names in its set of `period`.
+    private static func rank(of selection: DASHSelection, in period: MPDPeriod) -> Int {
+        let sets = period.adaptationSets.filter { $0.contentType == selection.kind && !$0.representations.isEmpty }
+        guard selection.set < sets.count else { return 0 }
+        let representations = sets[selection.set].representations
+        guard selection.representation < representations.count else { return 0 }
+        let bandwidth = representations[selection.representation].bandwidth
+        return representations.filter { $0.bandwidth < bandwidth }.count
+    }
+
+    /// A later Period's times moved further than this, seconds, are refused (about 30 years).
+    static let timeOffsetLimit = 1e9
 }
 
 /// Which Representation a variant's or rendition's URL names: its kind, its AdaptationSet's

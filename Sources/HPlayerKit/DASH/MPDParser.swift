@@ -71,7 +71,8 @@ package enum MPDParser {
                                    roles: element.elements("Role").compactMap { $0["value"] })
         for (index, child) in element.elements("Representation").enumerated() {
             var representation = MPDRepresentation(id: child["id"] ?? "\(index)", bandwidth: 0, baseURLs: baseURLs(of: child, parents: setBases))
-            guard let bandwidth = (child["bandwidth"]).flatMap({ Int($0) }), bandwidth >= 0 else {
+            // At most 2^40 b/s: a variant's bandwidth is the sum of two.
+            guard let bandwidth = (child["bandwidth"]).flatMap({ Int($0) }), bandwidth >= 0, bandwidth < 1 << 40 else {
                 throw MPDError("Representation \(representation.id) has no bandwidth")
             }
             representation.bandwidth = bandwidth
@@ -274,11 +275,12 @@ struct SegmentDescription {
         return timing
     }
 
-    /// "834-64332", both ends in.
+    /// "834-64332", both ends in, under 2^48 (256 TiB: past any file, and far from Int64's end,
+    /// so that a range's length and end are always sums that fit).
     static func byteRange(_ text: String) -> ClosedRange<Int64>? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let first = Int64(parts[0].trimmingWhitespace()), let last = Int64(parts[1].trimmingWhitespace()),
-              first >= 0, last >= first else { return nil }
+              first >= 0, last >= first, last < 1 << 48 else { return nil }
         return first...last
     }
 }

@@ -128,8 +128,12 @@ package enum MPDSegmentIndex {
             let (sum, overflowed) = offset.addingReportingOverflow(product)
             return overflowed ? nil : sum
         }
+        // Live: now, in media time; nothing after it is there yet.
+        let now = liveEdge.map { offset.addingReportingOverflow(Int64(saturating: $0.now * scale, rounding: .down)).partialValue }
         if let timeline {
-            let end = periodDuration.map { offset.addingReportingOverflow(Int64(saturating: $0 * scale)).partialValue }
+            // r="-1" repeats to the next S, else the Period's end, else (live) now.
+            let periodEnd = periodDuration.map { offset.addingReportingOverflow(Int64(saturating: $0 * scale)).partialValue }
+            let end = [periodEnd, now].compactMap { $0 }.min()
             var time: Int64 = timeline.first?.time ?? offset
             for (index, entry) in timeline.enumerated() {
                 if let start = entry.time { time = start }
@@ -150,7 +154,7 @@ package enum MPDSegmentIndex {
                 }
             }
         } else if let duration {
-            let total: Int
+            var total: Int
             var first = 0
             if let count {
                 total = count
@@ -158,6 +162,8 @@ package enum MPDSegmentIndex {
                 // Wholly available: ended by now; and not yet out of the time-shift window (without
                 // one, the last `liveWindowLimit` seconds: a player needs the live edge alone).
                 total = max(0, Int(saturating: liveEdge.now * scale / Double(duration), rounding: .down))
+                // A Period that has ended has no segment past its end.
+                if let periodDuration { total = min(total, Int(saturating: periodDuration * scale / Double(duration), rounding: .up)) }
                 let depth = min(liveEdge.depth ?? Self.liveWindowLimit, Self.liveWindowLimit)
                 first = max(0, total - Int(saturating: depth * scale / Double(duration), rounding: .up))
             } else {
@@ -179,6 +185,10 @@ package enum MPDSegmentIndex {
         } else if let count {
             // A SegmentList of one: the whole Period.
             for _ in 0..<count { try add(result.count, offset, Int64(saturating: (periodDuration ?? 0) * scale)) }
+        }
+        if let now, timeline != nil {
+            // Live: a timeline's segments that have not ended yet are not there.
+            result.removeAll { $0.mediaTime.addingReportingOverflow(Int64(saturating: $0.duration * scale)).partialValue > now }
         }
         return result
     }

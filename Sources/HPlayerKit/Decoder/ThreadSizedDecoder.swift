@@ -90,6 +90,7 @@ final class ThreadSizedDecoder: Decoder {
     private var burstThreads: Int { min(cores + 1, DecoderThreadSizing.maximum) }
 
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
+        if let packet, packet.pointee.side_data_elems > 0 { parameters.takeNewExtradata(of: packet) }
         if let packet, isEmpty || wantedThreads != nil || !hasFreshStartsMidStream {
             let isFresh = startsAfresh(packet)
             let pts = packet.pointee.pts

@@ -84,9 +84,9 @@ struct SectionStreams {
         }
         packet.pointee.stream_index = Int32(first)
         if offset != 0, timeBase.num > 0 {
-            let ticks = Int64((offset * Double(timeBase.den) / Double(timeBase.num)).rounded())
-            if packet.pointee.pts != noTimestamp { packet.pointee.pts += ticks }
-            if packet.pointee.dts != noTimestamp { packet.pointee.dts += ticks }
+            let ticks = Int64(saturating: offset * Double(timeBase.den) / Double(timeBase.num))
+            if packet.pointee.pts != noTimestamp { packet.pointee.pts = packet.pointee.pts.addingReportingOverflow(ticks).partialValue }
+            if packet.pointee.dts != noTimestamp { packet.pointee.dts = packet.pointee.dts.addingReportingOverflow(ticks).partialValue }
         }
         if configurationChanged.remove(index) != nil {
             let extradata = firstStreams[first].extradata

@@ -20,6 +20,18 @@ final class StreamParameters: @unchecked Sendable {
         timeBase = stream.pointee.time_base
     }
 
+    /// A packet's new codec configuration (AV_PKT_DATA_NEW_EXTRADATA, as a section's first packet
+    /// after a change carries it) becomes the kept one: a decoder opened later opens with it.
+    func takeNewExtradata(of packet: UnsafeMutablePointer<AVPacket>) {
+        var size = 0
+        guard let data = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0,
+              let copy = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else { return }
+        copy.update(from: data, count: size)
+        av_freep(&parameters.pointee.extradata)
+        parameters.pointee.extradata = copy
+        parameters.pointee.extradata_size = Int32(size)
+    }
+
     deinit {
         var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
         avcodec_parameters_free(&owned)

@@ -2,6 +2,7 @@
 final class HLSManifests: ManifestFrontEnd {
     /// libavformat 5.1 reads SAMPLE-AES and encrypted fMP4, which this client does not yet.
     var leavesUnreadToLibavformat: Bool { true }
+    var publishesSegmentsByClock: Bool { false }
 
     func read(_ url: String, isReload: Bool, through stream: SegmentStream) throws(MediaError) -> HLSPlaylist {
         let bytes = try stream.fetchDocument(url, isLive: isReload) { cached in !Self.isLive(cached) }

@@ -1,7 +1,8 @@
 /// The MPD `--dash` writes beside the HLS playlists, naming the same fMP4 segments (one CMAF
 /// package for both): a video AdaptationSet of a Representation per rung and an audio one,
 /// each a SegmentList with a SegmentTimeline of the segments really written. A live package's
-/// is dynamic, listing the window its playlists list, until it ends and becomes static.
+/// is dynamic, listing the window its playlists list; when it ends it becomes static, still
+/// listing that window alone (the segments before it are deleted), from its start.
 package enum PackageManifest {
     package struct Options: Equatable, Sendable {
         /// Every segment is there (a VOD package, or a live one that has ended).
@@ -17,7 +18,8 @@ package enum PackageManifest {
 
     package static func mpd(video: [WrittenVariant], audio: WrittenVariant?, options: Options) -> String {
         let isDynamic = options.window != nil && !options.isComplete
-        let total = (video.first ?? audio).map { $0.segments.reduce(0) { $0 + $1.duration } } ?? 0
+        let listed = (video.first ?? audio).map { $0.segments.suffix(options.window ?? $0.segments.count) } ?? []
+        let total = listed.reduce(0) { $0 + $1.duration }
         var lines = [#"<?xml version="1.0" encoding="utf-8"?>"#]
         var root = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011""#
         root += " minBufferTime=\"\(duration(options.segmentDuration))\""
@@ -38,7 +40,7 @@ package enum PackageManifest {
                 var attributes = "id=\"\(rung.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(rung).rounded(.up)))\""
                 attributes += " width=\"\(rung.width)\" height=\"\(rung.height)\" frameRate=\"\(DecimalText.fixed(rung.frameRate, places: 3))\""
                 if !rung.codecs.isEmpty { attributes += " codecs=\"\(rung.codecs.joined(separator: ","))\"" }
-                lines += representation(rung, attributes: attributes, window: isDynamic ? options.window : nil)
+                lines += representation(rung, attributes: attributes, window: options.window, fromWindowStart: !isDynamic)
             }
             lines.append("    </AdaptationSet>")
         }
@@ -47,7 +49,7 @@ package enum PackageManifest {
             lines.append(#"      <Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/>"#)
             var attributes = "id=\"\(audio.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(audio).rounded(.up)))\""
             if !audio.codecs.isEmpty { attributes += " codecs=\"\(audio.codecs.joined(separator: ","))\"" }
-            lines += representation(audio, attributes: attributes, window: isDynamic ? options.window : nil)
+            lines += representation(audio, attributes: attributes, window: options.window, fromWindowStart: !isDynamic)
             lines.append("    </AdaptationSet>")
         }
         lines.append("  </Period>")
@@ -56,12 +58,14 @@ package enum PackageManifest {
     }
 
     /// A Representation's SegmentList: its segments (the last `window` of them, live), their
-    /// times in milliseconds from the package's start.
-    private static func representation(_ stream: WrittenVariant, attributes: String, window: Int?) -> [String] {
+    /// times in milliseconds from the package's start. `fromWindowStart`: the presentation
+    /// starts with the first listed (presentationTimeOffset), as an ended live package's does.
+    private static func representation(_ stream: WrittenVariant, attributes: String, window: Int?, fromWindowStart: Bool) -> [String] {
         let first = window.map { max(0, stream.segments.count - $0) } ?? 0
         var start = stream.segments[..<first].reduce(0.0) { $0 + $1.duration }
+        let offset = fromWindowStart && first > 0 ? " presentationTimeOffset=\"\(Int64(saturating: start * 1000))\"" : ""
         var lines = ["      <Representation \(attributes)>",
-                     "        <SegmentList timescale=\"1000\" startNumber=\"\(first)\">"]
+                     "        <SegmentList timescale=\"1000\" startNumber=\"\(first)\"\(offset)>"]
         if let initSection = stream.initSection { lines.append("          <Initialization sourceURL=\"\(initSection)\"/>") }
         lines.append("          <SegmentTimeline>")
         for segment in stream.segments[first...] {

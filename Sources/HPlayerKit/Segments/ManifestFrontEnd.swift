@@ -9,6 +9,9 @@ protocol ManifestFrontEnd: AnyObject {
     /// Whether a stream this client cannot read (`SegmentStream.unsupportedFeature`) is left to
     /// libavformat's own client for the format, rather than refused.
     var leavesUnreadToLibavformat: Bool { get }
+    /// Whether a live manifest's newest segments are worked out from a clock rather than listed
+    /// once written: one not found yet is then waited for.
+    var publishesSegmentsByClock: Bool { get }
 
     func read(_ url: String, isReload: Bool, through stream: SegmentStream) throws(MediaError) -> HLSPlaylist
 }

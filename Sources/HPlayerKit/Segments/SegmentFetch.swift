@@ -87,6 +87,7 @@ extension SegmentStream {
             }
         }
         if let failure { throw failure }
+        if http.isCancelled { throw MediaError(input: mapURL, reason: "cancelled") }
         guard !bytes.isEmpty else { throw MediaError(input: mapURL, reason: "an empty initialization section") }
         initSections[name] = bytes
         return bytes

@@ -48,7 +48,9 @@ extension SegmentStream {
     /// A manifest's bytes. One the cache holds is taken from it when `isUsableFromCache` says so
     /// (not a live one, which changes as it is played: that is fetched); a reload
     /// (`isLive`) is never kept. The fetch is a throughput sample for the first variant.
-    func fetchDocument(_ target: String, isLive: Bool, isUsableFromCache: ([UInt8]) -> Bool) throws(MediaError) -> [UInt8] {
+    /// `isThroughputSample`: false for a document too small to time the network by (a clock).
+    func fetchDocument(_ target: String, isLive: Bool, isThroughputSample: Bool = true,
+                       isUsableFromCache: ([UInt8]) -> Bool) throws(MediaError) -> [UInt8] {
         if !isLive, let cached = http.cachedContent(of: target, limit: Self.playlistLimit) {
             if isUsableFromCache(cached) { return cached }
             Log.cache.debug("\(target): a live manifest: fetched, not taken from the cache")
@@ -57,7 +59,7 @@ extension SegmentStream {
         try http.open(url: target, at: 0, length: nil, isContinuation: false, caching: isLive ? .bypass : .store)
         let bytes = try http.readAll(limit: Self.playlistLimit)
         let finished = MonotonicClock.now()
-        playlistDownload = ThroughputSample(bytes: Double(bytes.count), seconds: finished - started, finishedAt: finished)
+        if isThroughputSample { playlistDownload = ThroughputSample(bytes: Double(bytes.count), seconds: finished - started, finishedAt: finished) }
         return bytes
     }
 

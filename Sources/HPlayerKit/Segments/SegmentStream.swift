@@ -374,11 +374,16 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         }
     }
 
-    /// A live segment at the end of the manifest not found yet (a DASH manifest's times say a
-    /// segment is there a little before the packager has written it): waited for, up to two
-    /// target durations, not skipped. True to try it again.
+    /// A live segment at the end of the manifest not found yet, where the manifest works segments
+    /// out from a clock (DASH: its times say a segment is there a little before the packager has
+    /// written it): waited for, up to two target durations, not skipped. True to try it again.
+    /// An HLS playlist lists what is there: a segment missing from it goes to another variant.
     private func waitsForLiveSegment(at index: Int, failure: MediaError) throws(MediaError) -> Bool {
-        guard playlist.isLive, index >= playlist.segments.count - 2, failure.reason.hasPrefix("HTTP 404"), !http.isCancelled else { return false }
+        guard front.publishesSegmentsByClock, playlist.isLive, index >= playlist.segments.count - 2, failure.reason.hasPrefix("HTTP 404"),
+              !http.isCancelled else {
+            liveSegmentWait = nil
+            return false
+        }
         if liveSegmentWait == nil { liveSegmentWait = MonotonicClock.now() }
         guard let began = liveSegmentWait, MonotonicClock.now() - began < 2 * max(playlist.targetDuration, 1) else {
             liveSegmentWait = nil
