@@ -83,8 +83,8 @@ export HPLAYER_REALTIME_LIST="$work/realtime"
 # others do not name, so a new suite runs somewhere.
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|HPlayerSDLTests|hplayerTests)\.'
 shards=('Playback/(HLSPlayback|Packaging|HugeNumbers|Snapshots)/'
-        'Playback/(CachePlayback|Subtitles|Lifecycle|DASHPlayback)/'
-        'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record)/'
+        'Playback/(CachePlayback|Subtitles|DASHPlayback)/'
+        'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record|Lifecycle)/'
         'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking)/')
 echo "== the tests that may share the machine, in six processes =="
 phase_begin "tests: the first phase (six processes)" 260

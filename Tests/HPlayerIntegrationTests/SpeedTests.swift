@@ -11,8 +11,11 @@ extension Playback {
         }
 
         /// The left channel's sounding span in seconds, and the tone's frequency over its middle second.
+        /// The silence an output fills in when the decoder falls behind (exact zeros; a slow
+        /// machine, or one under a sanitizer) is left out: it is a gap in time, not in the media,
+        /// and the tone goes on after it where it stopped.
         static func measure(_ audio: (samples: [Float], rate: Int, channels: Int)) -> (seconds: Double, frequency: Double) {
-            let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }
+            let left = stride(from: 0, to: audio.samples.count, by: audio.channels).map { audio.samples[$0] }.filter { $0 != 0 }
             guard let first = left.firstIndex(where: { abs($0) > 0.01 }), let last = left.lastIndex(where: { abs($0) > 0.01 }),
                   last - first > audio.rate else { return (0, 0) }
             let middle = left[(first + last) / 2 - audio.rate / 2 ..< (first + last) / 2 + audio.rate / 2]
