@@ -11,10 +11,13 @@ A few paths under /_fault/ are hostile answers of their own, for the tests of wh
 make the player do: /_fault/redirect?to=URL (a 302 to URL), /_fault/loop/N (a 302 to
 /_fault/loop/N+1, for ever), /_fault/big-head (a 200 whose head is 100 KiB) and
 /_fault/endless.m3u8 (a playlist whose body never ends). /_clock answers the time, as a DASH
-UTCTiming source does, --clock-offset seconds from this machine's.
+UTCTiming source does, --clock-offset seconds from this machine's. A POST to /_license is a
+ClearKey license server (W3C EME): it answers the key IDs asked for with the --clearkey keys it
+holds, as a JSON Web Key Set.
 
 Prints "PORT <n>" on its first line once listening (--port 0 picks a free one)."""
 import argparse
+import base64
 import email.utils
 import http.client
 import io
@@ -120,6 +123,33 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             outcome = "client closed"
         record.update(status=status, bytes=sent, seconds=time.monotonic() - started, outcome=outcome)
+        with self.server.log_lock:
+            self.server.log.write(json.dumps(record) + "\n")
+            self.server.log.flush()
+
+    def do_POST(self):
+        """/_license alone: a ClearKey license request, logged with the key IDs it asked for."""
+        started = time.monotonic()
+        length = int(self.headers.get("Content-Length", "0") or 0)
+        body = self.rfile.read(min(length, 1 << 16))
+        record = {"started_at": started, "path": self.path, "method": "POST", "range": "",
+                  "headers": {name.lower(): value for name, value in self.headers.items()}}
+        try:
+            kids = json.loads(body)["kids"]
+        except (ValueError, KeyError, TypeError):
+            kids = None
+        keys = self.server.clear_keys
+        if self.path != "/_license" or not isinstance(kids, list):
+            status, answer = 400, b""
+        else:
+            found = [{"kty": "oct", "kid": kid, "k": keys[kid]} for kid in kids if isinstance(kid, str) and kid in keys]
+            status, answer = 200, json.dumps({"keys": found, "type": "temporary"}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+        record.update(status=status, bytes=len(answer), seconds=time.monotonic() - started, outcome="complete", kids=kids)
         with self.server.log_lock:
             self.server.log.write(json.dumps(record) + "\n")
             self.server.log.flush()
@@ -342,6 +372,7 @@ def main():
     parser.add_argument("--drop-times", type=int, default=1, help="how many responses are dropped (-1: all)")
     parser.add_argument("--clock-offset", type=float, default=0, help="/_clock answers this machine's time plus this many seconds")
     parser.add_argument("--drop-path", default="", help="only responses for paths ending so are dropped")
+    parser.add_argument("--clearkey", action="append", default=[], help="KID:KEY in hex: a key /_license gives")
     parser.add_argument("--stall-after", type=int, help="stop sending after this many body bytes...")
     parser.add_argument("--stall-seconds", type=float, default=0, help="...for this long")
     parser.add_argument("--stall-times", type=int, default=1)
@@ -366,6 +397,10 @@ def main():
     server.faults = Faults(args)
     server.log = open(args.log, "a")
     server.log_lock = threading.Lock()
+    server.clear_keys = {}
+    for pair in args.clearkey:
+        kid, key = (base64.urlsafe_b64encode(bytes.fromhex(part)).rstrip(b"=").decode() for part in pair.split(":"))
+        server.clear_keys[kid] = key
     print(f"PORT {server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -2,6 +2,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/aes.h>
+#include <libavutil/aes_ctr.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/channel_layout.h>

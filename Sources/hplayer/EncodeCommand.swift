@@ -53,6 +53,9 @@ struct EncodeCommand: ParsableCommand {
     var hlsAudio: String?
     @Flag(help: "With --hls: also a DASH manifest.mpd naming the same fMP4 segments (a CMAF package; fMP4, the sound apart).")
     var dash = false
+    @Option(name: .customLong("cenc"), help: "With --dash: the samples in Common Encryption (cenc, ClearKey), KID:KEY in hex, or @FILE holding it.")
+    var cenc: String?
+    @Option(name: .customLong("cenc-license"), help: "With --cenc: the ClearKey license server the manifests name.") var cencLicense: String?
     @Option(name: .customLong("hls-key"), help: "A 16-byte key file: every segment AES-128 encrypted.") var hlsKey: String?
     @Option(name: .customLong("hls-key-uri"), help: "The key's URI in the playlists (default key.bin, next to them).") var hlsKeyURI: String?
 
@@ -227,6 +230,18 @@ struct EncodeCommand: ParsableCommand {
             }
             guard package.key == nil, hlsKey == nil else { throw .usage(input: "--dash", reason: "AES-128 segments (--hls-key) are HLS's alone") }
             package.writesManifest = true
+        }
+        if let cenc {
+            guard dash else { throw .usage(input: "--cenc", reason: "needs --dash (Common Encryption is of fMP4 samples)") }
+            let keys = try NetworkArguments.clearKeys(cenc, option: "--cenc")
+            guard keys.count == 1 else { throw .usage(input: "--cenc", reason: "expected one KID:KEY, got \(keys.count)") }
+            package.sampleKey = keys[0]
+            if let cencLicense {
+                guard OriginPolicy.isRemote(cencLicense) else { throw .usage(input: "--cenc-license", reason: "expected an http or https URL, got '\(cencLicense)'") }
+                package.licenseURL = cencLicense
+            }
+        } else if cencLicense != nil {
+            throw .usage(input: "--cenc-license", reason: "needs --cenc")
         }
         if live {
             guard hlsListSize >= 2 else { throw .usage(input: "--hls-list-size", reason: "expected 2 or more segments, got \(hlsListSize)") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import HPlayerKit
 
 /// How each http(s) request is made, in mpv's option names.
@@ -46,6 +47,10 @@ struct NetworkArguments: ParsableArguments {
     var hlsABR: String?
     @Option(help: "The sound's languages in order of preference, comma-separated (as mpv's --alang): the HLS audio rendition or DASH audio set fetched, and a file's audio track.")
     var alang: String?
+    @Option(name: .customLong("dash-clearkey"), help: "Keys of Common Encryption (cenc) segments, KID:KEY,... in hex (DASH, and HLS SAMPLE-AES-CTR), or @FILE holding them (not seen by other users in the process list).")
+    var clearKeys: String?
+    @Option(name: .customLong("dash-clearkey-server"), help: "A ClearKey license server (http or https) asked for the keys not given, before the one a manifest names.")
+    var clearKeyServer: String?
     @Option(help: "yes (the default) or no: keep every byte fetched in the disk cache, and play from it what it holds.")
     var cache: String?
     @Option(name: .customLong("cache-dir"), help: "The disk cache's folder (default $XDG_CACHE_HOME/hplayer).")
@@ -68,7 +73,26 @@ struct NetworkArguments: ParsableArguments {
             options.hlsABR = policy
         }
         if let alang { options.audioLanguages = alang.split(separator: ",").map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty } }
+        if let clearKeys { options.clearKeys = try Self.clearKeys(clearKeys, option: "--dash-clearkey") }
+        if let clearKeyServer {
+            guard OriginPolicy.isRemote(clearKeyServer) else { throw .usage(input: "--dash-clearkey-server", reason: "expected an http or https URL, got '\(clearKeyServer)'") }
+            options.clearKeyServer = clearKeyServer
+        }
         options.cache = try diskCache()
+    }
+
+    /// `KID:KEY,...`, or `@FILE` holding that (its whitespace ignored).
+    static func clearKeys(_ text: String, option: String) throws(CommandLineFailure) -> [ClearKey] {
+        var list = text
+        if text.hasPrefix("@") {
+            let path = String(text.dropFirst())
+            guard let file = fopen(path, "rb") else { throw .usage(input: option, reason: "\(path): \(String(cString: strerror(errno)))") }
+            defer { fclose(file) }
+            var bytes = [UInt8](repeating: 0, count: 1 << 16)
+            let count = fread(&bytes, 1, bytes.count, file)
+            list = String(decoding: bytes.prefix(count), as: UTF8.self).filter { !$0.isWhitespace }
+        }
+        do { return try ClearKey.parseList(list) } catch { throw .usage(input: option, reason: error.reason) }
     }
 
     /// The disk cache these options ask for (opened when a network resource first needs it);

@@ -175,7 +175,9 @@ import Testing
         let set = mpd.periods[0].adaptationSets[0]
         #expect(set.representations[0].protections.map(\.name) == ["cenc", "Widevine"])
         #expect(set.representations[0].protections[0].defaultKID == "10000000-1000-1000-1000-100000000001")
-        #expect(throws: MPDError("protected with Widevine: not supported")) { try DASHManifests.checkProtection(set) }
+        #expect(throws: MPDError("protected with Widevine: not supported")) { try DASHManifests.checkProtection(set, hasClearKeys: false) }
+        // Keys given: tried, the initialization section's key ID deciding.
+        #expect(throws: Never.self) { try DASHManifests.checkProtection(set, hasClearKeys: true) }
     }
 
     /// The last: entities are not expanded (no amplification), so the type is the text as written.

@@ -24,9 +24,13 @@ final class DASHManifests: ManifestFrontEnd {
     private var clockOffset: Double?
     /// `--alang`: the audio AdaptationSet played is the first of these languages it has.
     private let audioLanguages: [String]
+    /// The user gave ClearKey keys or a license server: Common Encryption is tried whatever DRM
+    /// systems the manifest names.
+    private let hasClearKeys: Bool
 
-    init(audioLanguages: [String]) {
+    init(audioLanguages: [String], hasClearKeys: Bool) {
         self.audioLanguages = audioLanguages
+        self.hasClearKeys = hasClearKeys
     }
 
     /// libavformat's DASH demuxer is never used: it fetches every Representation.
@@ -127,7 +131,7 @@ final class DASHManifests: ManifestFrontEnd {
             toldText = true
             Log.network.info("\(url): text AdaptationSets are not read yet")
         }
-        for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set) }
+        for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set, hasClearKeys: hasClearKeys) }
         var master = HLSMasterPlaylist()
         let defaultAudio = AudioLanguage.choose(among: audioSets.map(\.language), preferences: audioLanguages)
             ?? audioSets.firstIndex { $0.roles.contains("main") } ?? 0
@@ -165,16 +169,31 @@ final class DASHManifests: ManifestFrontEnd {
         representations.indices.max { representations[$0].bandwidth < representations[$1].bandwidth } ?? 0
     }
 
-    /// Protected media is refused in one line, naming the scheme: never silence or garbage.
-    static func checkProtection(_ set: MPDAdaptationSet) throws(MPDError) {
+    /// Protected media is played when ClearKey can open it: the user gave keys or a license
+    /// server, or the manifest names ClearKey (the initialization section's key ID then picks
+    /// the key, `SegmentStream.sampleKey`). Otherwise it is refused in one line, naming the DRM
+    /// systems: never silence or garbage.
+    static func checkProtection(_ set: MPDAdaptationSet, hasClearKeys: Bool) throws(MPDError) {
         let protections = set.representations.flatMap(\.protections)
-        guard !protections.isEmpty else { return }
+        guard !protections.isEmpty, !hasClearKeys, !protections.contains(where: { $0.name == "ClearKey" }) else { return }
+        guard protections.contains(where: { $0.schemeIdUri.lowercased() != Self.commonEncryption }) else {
+            throw MPDError("encrypted (\(protections[0].name)) with no DRM system named: give its key (--dash-clearkey KID:KEY) or a ClearKey license server (--dash-clearkey-server URL)")
+        }
         var names: [String] = []
-        for protection in protections where protection.schemeIdUri.lowercased() != "urn:mpeg:dash:mp4protection:2011" && !names.contains(protection.name) {
+        for protection in protections where protection.schemeIdUri.lowercased() != Self.commonEncryption && !names.contains(protection.name) {
             names.append(protection.name)
         }
-        let schemes = names.isEmpty ? protections[0].name : names.joined(separator: ", ")
-        throw MPDError("protected with \(schemes): not supported")
+        throw MPDError("protected with \(names.joined(separator: ", ")): not supported")
+    }
+
+    /// The scheme that says only that the segments are in Common Encryption, not how to get keys.
+    private static let commonEncryption = "urn:mpeg:dash:mp4protection:2011"
+
+    /// A protected Representation's segments are marked as samples in Common Encryption, the
+    /// ClearKey license server it names (if any) as the key's URI.
+    private static func sampleKey(of representation: MPDRepresentation) -> HLSKey? {
+        guard !representation.protections.isEmpty else { return nil }
+        return HLSKey(method: .sampleAESCTR, uri: representation.protections.lazy.compactMap(\.licenseURL).first ?? "")
     }
 
     // MARK: A Representation's timeline
@@ -211,7 +230,7 @@ final class DASHManifests: ManifestFrontEnd {
                     uri: primary, duration: segment.duration, sequenceNumber: periodIndex << 40 + segment.number,
                     discontinuitySequence: periodIndex, isDiscontinuity: periodIndex > 0 && index == 0,
                     byteRange: segment.range.map { HLSByteRange(length: Int64($0.count), offset: $0.lowerBound) },
-                    map: map, mirrors: Array(segment.urls.dropFirst()), timeOffset: timeOffset))
+                    key: Self.sampleKey(of: representation), map: map, mirrors: Array(segment.urls.dropFirst()), timeOffset: timeOffset))
             }
         }
         media.mediaSequence = media.segments.first?.sequenceNumber ?? 0

@@ -149,6 +149,8 @@ package struct MPDContentProtection: Equatable, Sendable {
     package var schemeIdUri: String
     package var value: String?
     package var defaultKID: String?
+    /// A ClearKey license server's URL (`dashif:Laurl`, `clearkey:Laurl`).
+    package var licenseURL: String?
 
     /// The scheme by name: "cenc", "ClearKey", "Widevine", "PlayReady", "FairPlay", else its URI.
     package var name: String {

@@ -102,9 +102,12 @@ package enum MPDParser {
     }
 
     private static func contentProtections(of element: XMLElement) -> [MPDContentProtection] {
-        element.elements("ContentProtection").compactMap { child in
+        element.elements("ContentProtection").compactMap { child -> MPDContentProtection? in
             guard let scheme = child["schemeIdUri"] else { return nil }
-            return MPDContentProtection(schemeIdUri: scheme, value: child["value"], defaultKID: child["default_KID"] ?? child["cenc:default_KID"])
+            let licenseURL = child.children.first { $0.name == "Laurl" || $0.name == "laurl" }
+                .map { String($0.text[...].trimmingWhitespace()) }.flatMap { $0.isEmpty ? nil : $0 }
+            return MPDContentProtection(schemeIdUri: scheme, value: child["value"], defaultKID: child["default_KID"] ?? child["cenc:default_KID"],
+                                        licenseURL: licenseURL)
         }
     }
 

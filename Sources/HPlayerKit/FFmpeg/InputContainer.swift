@@ -155,6 +155,10 @@ final class InputContainer: @unchecked Sendable {
             }
             for (key, value) in format.options { av_dict_set(&options, key, value, 0) }
         }
+        if !leftToLibavformat, let key = (byteSource as? SegmentStream)?.sectionDecryptionKey {
+            // Samples in Common Encryption: the mov demuxer decrypts them with the section's key.
+            av_dict_set(&options, "decryption_key", ClearKey.hex(key), 0)
+        }
         if OriginPolicy.isRemote(url) {
             // What a remote document names (an HLS or DASH demuxer opening its parts, through
             // our I/O layer's bytes or its own), libavformat may open only over the network too.

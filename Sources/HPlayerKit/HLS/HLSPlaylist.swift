@@ -185,7 +185,10 @@ package struct HLSByteRange: Equatable, Sendable {
 
 /// EXT-X-KEY: how the segments after it are encrypted.
 package struct HLSKey: Equatable, Sendable {
-    package enum Method: String, Sendable { case aes128 = "AES-128", sampleAES = "SAMPLE-AES" }
+    /// SAMPLE-AES-CTR: fMP4 samples in Common Encryption (cenc), decrypted by the demuxer with
+    /// the key of the initialization section's key ID; the URI, when it is one, names a
+    /// ClearKey license server.
+    package enum Method: String, Sendable { case aes128 = "AES-128", sampleAES = "SAMPLE-AES", sampleAESCTR = "SAMPLE-AES-CTR" }
     package var method: Method
     package var uri: String
     /// 16 bytes; absent: the segment's sequence number, big-endian (`iv(forSequence:)`).

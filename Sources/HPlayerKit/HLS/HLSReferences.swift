@@ -28,8 +28,9 @@ enum HLSReferences {
                 var segment = segment
                 segment.mirrors.removeAll { !isAllowed($0) }
                 segment.map?.mirrors.removeAll { !isAllowed($0) }
-                // Each checked, so that every refused URL is told.
-                let parts = [isAllowed(segment.uri), segment.key.map { isAllowed($0.uri) } ?? true,
+                // Each checked, so that every refused URL is told. A SAMPLE-AES-CTR key's URI is
+                // asked only when it is an http(s) license server: a data URI names a key ID.
+                let parts = [isAllowed(segment.uri), segment.key.map { $0.method == .sampleAESCTR || isAllowed($0.uri) } ?? true,
                              segment.map.map { isAllowed($0.uri) } ?? true]
                 return parts.contains(false) ? nil : segment
             }

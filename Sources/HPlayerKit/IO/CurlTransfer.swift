@@ -144,6 +144,13 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// The requests from now on are POSTs of `body` (a license request), rather than GETs.
+    func setRequestBody(_ body: [UInt8]) {
+        _ = hp_curl_set_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
+        // libcurl copies the bytes at once: they need not outlive this call.
+        body.withUnsafeBytes { _ = hp_curl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
+    }
+
     /// The handle sends `extra`, with the options' header fields and referrer when `credentials`;
     /// no transfer is active.
     private func setRequestFields(_ extra: [String], credentials: Bool) {

@@ -33,6 +33,12 @@ public struct NetworkOptions: Sendable, Equatable {
     /// `--alang`: the sound to fetch (an HLS audio rendition, a DASH audio AdaptationSet) and to
     /// play (a file's audio track), by language, in order of preference; empty: the default.
     public var audioLanguages: [String] = []
+    /// `--dash-clearkey`: the keys of Common Encryption (cenc) segments, by key ID; held in memory
+    /// alone.
+    package var clearKeys: [ClearKey] = []
+    /// `--dash-clearkey-server`: the ClearKey license server asked for a key not given, before
+    /// the one a manifest names.
+    public var clearKeyServer: String?
     /// `--rtsp-transport`: tcp or udp; nil: libavformat's choice.
     public var rtspTransport: String?
 

@@ -20,6 +20,11 @@ package struct PackageSettings: Sendable, Equatable {
     package var liveWindow: Int?
     /// `--dash`: a manifest.mpd beside master.m3u8, naming the same fMP4 segments.
     package var writesManifest = false
+    /// `--cenc`: the fMP4 samples in Common Encryption (cenc) with this key, which the MPD's
+    /// ContentProtection and the playlists' EXT-X-KEY name by its key ID.
+    package var sampleKey: ClearKey?
+    /// `--cenc-license`: the ClearKey license server the manifests name.
+    package var licenseURL: String?
 
     package init(directory: String) {
         self.directory = directory
@@ -77,12 +82,13 @@ final class HLSPackage: EncodeOutput {
         let segmentAudio = settings.separateAudio ? nil : audio
         for encoder in video {
             variants.append(try SegmentWriter(directory: path, name: "\(encoder.context.pointee.height)p", type: settings.segmentType,
-                                              segmentDuration: settings.segmentDuration, key: settings.key,
+                                              segmentDuration: settings.segmentDuration, key: settings.key, cenc: settings.sampleKey,
                                               video: encoder, audio: segmentAudio))
         }
         if settings.separateAudio, let audio {
             audioRendition = try SegmentWriter(directory: path, name: "audio", type: settings.segmentType,
-                                               segmentDuration: settings.segmentDuration, key: settings.key, video: nil, audio: audio)
+                                               segmentDuration: settings.segmentDuration, key: settings.key, cenc: settings.sampleKey,
+                                               video: nil, audio: audio)
         }
         if let window = settings.liveWindow {
             for writer in writers {
@@ -149,6 +155,9 @@ final class HLSPackage: EncodeOutput {
         var options = PackagePlaylists.MediaOptions()
         options.initSection = writer.initSectionName
         if settings.key != nil { options.keyURI = settings.keyURI ?? "key.bin" }
+        if let sampleKey = settings.sampleKey {
+            options.sampleKeyURI = settings.licenseURL ?? "data:text/plain;charset=UTF-8,\(ClearKey.uuid(sampleKey.keyID))"
+        }
         options.isComplete = isComplete
         options.isVOD = settings.liveWindow == nil
         var listed = segments[...]
@@ -181,6 +190,7 @@ final class HLSPackage: EncodeOutput {
         options.window = settings.liveWindow
         options.availabilityStart = startedAt
         options.segmentDuration = settings.segmentDuration
+        options.protection = settings.sampleKey.map { ($0.keyID, settings.licenseURL) }
         try writePlaylist(PackageManifest.mpd(video: written, audio: audio, options: options), name: "manifest.mpd")
     }
 

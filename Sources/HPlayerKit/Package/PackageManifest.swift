@@ -4,7 +4,7 @@
 /// is dynamic, listing the window its playlists list; when it ends it becomes static, still
 /// listing that window alone (the segments before it are deleted), from its start.
 package enum PackageManifest {
-    package struct Options: Equatable, Sendable {
+    package struct Options: Sendable {
         /// Every segment is there (a VOD package, or a live one that has ended).
         package var isComplete = true
         /// Live: the segments listed per stream, and when the package began (seconds since 1970).
@@ -12,6 +12,8 @@ package enum PackageManifest {
         package var availabilityStart = 0.0
         /// The segments' nominal length, seconds.
         package var segmentDuration = 4.0
+        /// The samples in Common Encryption under this key ID, and the ClearKey license server.
+        package var protection: (keyID: [UInt8], licenseURL: String?)?
 
         package init() {}
     }
@@ -21,7 +23,8 @@ package enum PackageManifest {
         let listed = (video.first ?? audio).map { $0.segments.suffix(options.window ?? $0.segments.count) } ?? []
         let total = listed.reduce(0) { $0 + $1.duration }
         var lines = [#"<?xml version="1.0" encoding="utf-8"?>"#]
-        var root = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011""#
+        var root = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:cenc="urn:mpeg:cenc:2013" xmlns:dashif="https://dashif.org/CPS""#
+        root += #" profiles="urn:mpeg:dash:profile:isoff-live:2011""#
         root += " minBufferTime=\"\(duration(options.segmentDuration))\""
         if isDynamic, let window = options.window {
             root += #" type="dynamic""#
@@ -36,6 +39,7 @@ package enum PackageManifest {
         lines.append(#"  <Period id="0" start="PT0S">"#)
         if !video.isEmpty {
             lines.append(#"    <AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1">"#)
+            lines += contentProtection(options.protection)
             for rung in video {
                 var attributes = "id=\"\(rung.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(rung).rounded(.up)))\""
                 attributes += " width=\"\(rung.width)\" height=\"\(rung.height)\" frameRate=\"\(DecimalText.fixed(rung.frameRate, places: 3))\""
@@ -46,6 +50,7 @@ package enum PackageManifest {
         }
         if let audio {
             lines.append(#"    <AdaptationSet id="1" contentType="audio" mimeType="audio/mp4" segmentAlignment="true" startWithSAP="1">"#)
+            lines += contentProtection(options.protection)
             lines.append(#"      <Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/>"#)
             var attributes = "id=\"\(audio.name)\" bandwidth=\"\(Int(PackagePlaylists.peak(audio).rounded(.up)))\""
             if !audio.codecs.isEmpty { attributes += " codecs=\"\(audio.codecs.joined(separator: ","))\"" }
@@ -78,6 +83,28 @@ package enum PackageManifest {
         for segment in stream.segments[first...] { lines.append("          <SegmentURL media=\"\(segment.name)\"/>") }
         lines += ["        </SegmentList>", "      </Representation>"]
         return lines
+    }
+
+    /// ClearKey's DRM system ID (DASH-IF), as a URN.
+    package static let clearKeySystem = "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e"
+
+    /// An AdaptationSet's ContentProtection: Common Encryption with its key ID, and ClearKey
+    /// with its license server when there is one.
+    private static func contentProtection(_ protection: (keyID: [UInt8], licenseURL: String?)?) -> [String] {
+        guard let protection else { return [] }
+        var lines = ["      <ContentProtection schemeIdUri=\"urn:mpeg:dash:mp4protection:2011\" value=\"cenc\" cenc:default_KID=\"\(ClearKey.uuid(protection.keyID))\"/>"]
+        let clearKey = "      <ContentProtection schemeIdUri=\"\(clearKeySystem)\" value=\"ClearKey1.0\""
+        if let url = protection.licenseURL {
+            lines += [clearKey + ">", "        <dashif:Laurl>\(escaped(url))</dashif:Laurl>", "      </ContentProtection>"]
+        } else {
+            lines.append(clearKey + "/>")
+        }
+        return lines
+    }
+
+    /// Text as XML character data.
+    private static func escaped(_ text: String) -> String {
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 
     /// "PT6.000S".

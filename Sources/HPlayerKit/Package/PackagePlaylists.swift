@@ -42,6 +42,9 @@ package enum PackagePlaylists {
         package var initSection: String?
         /// The key's URI, for AES-128 segments (the IV is each segment's sequence number).
         package var keyURI: String?
+        /// fMP4 samples in Common Encryption: EXT-X-KEY METHOD=SAMPLE-AES-CTR, this its URI (a
+        /// ClearKey license server, or a data URI naming the key ID).
+        package var sampleKeyURI: String?
         /// EXT-X-TARGETDURATION; nil: the longest segment listed, rounded. A live playlist's must
         /// not change from one reload to the next.
         package var targetDuration: Int?
@@ -61,6 +64,9 @@ package enum PackagePlaylists {
         // encrypted with it (RFC 8216 §4.3.2.5), and ours is written in the clear.
         if let initSection = options.initSection { lines.append("#EXT-X-MAP:URI=\"\(initSection)\"") }
         if let keyURI = options.keyURI { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"\(keyURI)\"") }
+        if let uri = options.sampleKeyURI {
+            lines.append("#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"\(uri)\",KEYFORMAT=\"\(PackageManifest.clearKeySystem)\",KEYFORMATVERSIONS=\"1\"")
+        }
         for segment in segments {
             lines.append("#EXTINF:\(DecimalText.fixed(segment.duration, places: 6)),")
             lines.append(segment.name)

@@ -13,8 +13,13 @@ final class SegmentFile {
     private let encryptor: SegmentEncryptor?
     /// Bytes written (after encryption).
     private(set) var size = 0
+    /// CENC: the samples are encrypted, which rewrites boxes before them: the bytes are held
+    /// until `close`.
+    private let sampleEncryptor: CENCFragmentEncryptor?
+    private var held: [UInt8] = []
 
-    init(path: String, key: [UInt8]?, sequenceNumber: Int) throws(MediaError) {
+    init(path: String, key: [UInt8]?, sequenceNumber: Int, sampleEncryptor: CENCFragmentEncryptor? = nil) throws(MediaError) {
+        self.sampleEncryptor = sampleEncryptor
         self.path = path
         temporaryPath = path + ".part"
         guard let handle = fopen(temporaryPath, "wb") else {
@@ -32,7 +37,9 @@ final class SegmentFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
-        if let encryptor {
+        if sampleEncryptor != nil {
+            held += bytes
+        } else if let encryptor {
             encryptor.encrypt(bytes) { store($0) }
         } else {
             store(bytes)
@@ -48,6 +55,18 @@ final class SegmentFile {
     /// Finishes the file (the last, padded block when encrypted) and gives it its name.
     func close() throws(MediaError) {
         guard let handle else { return }
+        if let sampleEncryptor {
+            do throws(CENCPackagingError) {
+                let stored = try sampleEncryptor.encrypt(held)
+                held = []
+                stored.withUnsafeBytes { store($0) }
+            } catch {
+                fclose(handle)
+                self.handle = nil
+                unlink(temporaryPath)
+                throw MediaError(input: path, reason: error.reason)
+            }
+        }
         encryptor?.finish { store($0) }
         self.handle = nil
         if fclose(handle) != 0, failure == 0 { failure = errno }

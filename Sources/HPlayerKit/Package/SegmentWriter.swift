@@ -19,6 +19,8 @@ final class SegmentWriter {
     private let type: SegmentType
     private let segmentDuration: Double
     private let key: [UInt8]?
+    /// CENC: the fMP4 segments' samples encrypted (`CENCFragmentEncryptor`).
+    private var sampleEncryptor: CENCFragmentEncryptor?
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let sink = Sink()
     private var streams: [MediaKind: (index: Int32, encoderTimeBase: AVRational)] = [:]
@@ -52,7 +54,8 @@ final class SegmentWriter {
     /// - Parameters:
     ///   - name: the stream's name; its segments are NAME_N.ts (or .m4s, after NAME_init.mp4).
     ///   - key: 16 bytes: the segments are AES-128 encrypted.
-    init(directory: String, name: String, type: SegmentType, segmentDuration: Double, key: [UInt8]?,
+    ///   - cenc: fMP4 alone: the samples are encrypted with this key (Common Encryption, `cenc`).
+    init(directory: String, name: String, type: SegmentType, segmentDuration: Double, key: [UInt8]?, cenc: ClearKey? = nil,
          video: VideoEncoder?, audio: AudioEncoder?, mediaSequenceStart: Int = 0) throws(MediaError) {
         self.directory = directory
         self.name = name
@@ -108,8 +111,19 @@ final class SegmentWriter {
         if let initSectionName {
             avio_flush(allocated.pointee.pb)
             sink.capturesHeader = false
-            let file = try SegmentFile(path: "\(directory)/\(initSectionName)", key: nil, sequenceNumber: 0)
-            sink.headerBytes.withUnsafeBytes { file.write($0) }
+            let path = "\(directory)/\(initSectionName)"
+            var header = sink.headerBytes
+            if let cenc {
+                do {
+                    let (protected, tracks) = try CENCInitSection.protect(header, keyID: cenc.keyID)
+                    header = protected
+                    sampleEncryptor = try CENCFragmentEncryptor(key: cenc.key, tracks: tracks)
+                } catch {
+                    throw MediaError(input: path, reason: error.reason)
+                }
+            }
+            let file = try SegmentFile(path: path, key: nil, sequenceNumber: 0)
+            header.withUnsafeBytes { file.write($0) }
             try file.close()
         }
     }
@@ -195,7 +209,8 @@ final class SegmentWriter {
     private func openSegment() throws(MediaError) {
         let sequence = mediaSequenceStart + segments.count
         let file = "\(name)_\(sequence).\(type == .mpegts ? "ts" : "m4s")"
-        sink.file = try SegmentFile(path: "\(directory)/\(file)", key: key, sequenceNumber: sequence)
+        let path = "\(directory)/\(file)"
+        sink.file = try SegmentFile(path: path, key: key, sequenceNumber: sequence, sampleEncryptor: sampleEncryptor)
         segmentStart = nil
         if type == .mpegts, let options = context?.pointee.priv_data {
             // Each segment starts with a PAT and a PMT, so it decodes on its own.

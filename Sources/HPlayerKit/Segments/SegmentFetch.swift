@@ -14,6 +14,16 @@ extension SegmentStream {
                 sectionTimeOffset = segment.timeOffset
                 initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name,
                                                         mirrors: map.mirrors.map { HLSURL.resolve($0, against: base) })
+                // A SAMPLE-AES-CTR key's URI is a license server when it is an http(s) URL.
+                let license = segment.key.flatMap { $0.method == .sampleAESCTR && !$0.uri.isEmpty ? HLSURL.resolve($0.uri, against: base) : nil }
+                    .flatMap { OriginPolicy.isRemote($0) ? $0 : nil }
+                do {
+                    sectionDecryptionKey = try sampleKey(for: initSection, licenseServer: license, input: mapURL)
+                } catch {
+                    // No key now, none for the next segment either: the stream ends here.
+                    failedKeys[name] = error
+                    throw error
+                }
                 initSectionIndex = 0
                 sectionInit = name
                 isAtSectionEnd = sectionHasBytes
@@ -24,7 +34,7 @@ extension SegmentStream {
         keyFramePrefixLength = 0
         isWholeSegmentFetched = false
         decryptor = nil
-        if let key = segment.key {
+        if let key = segment.key, key.method != .sampleAESCTR {
             let keyURL = HLSURL.resolve(key.uri, against: base)
             // A live reload can bring a method the opening did not see.
             guard key.method == .aes128 else { throw MediaError(input: keyURL, reason: "\(key.method.rawValue) segments are not read by this client") }
@@ -91,6 +101,28 @@ extension SegmentStream {
         guard !bytes.isEmpty else { throw MediaError(input: mapURL, reason: "an empty initialization section") }
         initSections[name] = bytes
         return bytes
+    }
+
+    /// The key that opens the samples an initialization section says are in Common Encryption
+    /// (libavformat decrypts them): by its key ID, the user's (`--dash-clearkey`), else one
+    /// from the user's license server, else from the one the manifest names. nil when the
+    /// section is clear. Held in memory alone.
+    func sampleKey(for initSection: [UInt8], licenseServer: String?, input: String) throws(MediaError) -> [UInt8]? {
+        guard let protection = CENCProtection.read(initSection: initSection) else { return nil }
+        guard protection.scheme == "cenc" else {
+            throw MediaError(input: input, reason: "encrypted with \(protection.scheme): not supported (libavformat 5.1 decrypts cenc alone)")
+        }
+        if let known = clearKeys.first(where: { $0.keyID == protection.keyID }) { return known.key }
+        let keyID = ClearKey.hex(protection.keyID)
+        guard let server = options.clearKeyServer ?? licenseServer else {
+            throw MediaError(input: input, reason: "encrypted (cenc) with key ID \(keyID): no key (--dash-clearkey KID:KEY, or a license server with --dash-clearkey-server URL)")
+        }
+        let licensed = try ClearKeyLicense.fetch(from: server, keyIDs: [protection.keyID], options: options)
+        clearKeys += licensed
+        guard let key = licensed.first(where: { $0.keyID == protection.keyID }) else {
+            throw MediaError(input: server, reason: "the license has no key for key ID \(keyID)")
+        }
+        return key.key
     }
 
     /// The 16-byte key at `keyURL`, fetched the first time it is needed and held in memory

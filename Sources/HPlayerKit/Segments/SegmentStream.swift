@@ -124,6 +124,10 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     var sectionHasBytes = false
     package internal(set) var isAtSectionEnd = false
     package internal(set) var sectionTimeOffset = 0.0
+    /// The key of the section's samples in Common Encryption, for its demuxer; nil: clear.
+    package internal(set) var sectionDecryptionKey: [UInt8]?
+    /// The ClearKey keys known: the user's, then those license servers gave.
+    var clearKeys: [ClearKey]
     /// Initialization sections fetched, by URL and range: each is fetched once.
     var initSections: [String: [UInt8]] = [:]
     package internal(set) var isSectioned = false
@@ -153,8 +157,10 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     package init(url: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil) {
         self.url = url
         self.options = options
+        clearKeys = options.clearKeys
         followedRendition = following
-        front = NetworkOptions.isDASH(url) ? DASHManifests(audioLanguages: options.audioLanguages) : HLSManifests()
+        front = NetworkOptions.isDASH(url) ? DASHManifests(audioLanguages: options.audioLanguages,
+                                                                          hasClearKeys: !options.clearKeys.isEmpty || options.clearKeyServer != nil) : HLSManifests()
         http = options.httpResource(for: url)
         store = options.cache?.store()
         cacheMap = store.map { CacheMap(store: $0) }

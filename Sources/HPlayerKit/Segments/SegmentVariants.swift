@@ -14,7 +14,8 @@ extension SegmentStream {
     /// What in `playlist` this client cannot read yet; nil when it can read it all.
     static func unsupportedFeature(of playlist: HLSMediaPlaylist) -> String? {
         if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) { return "SAMPLE-AES segments" }
-        if playlist.segments.contains(where: { $0.map != nil && $0.key != nil }) { return "encrypted fMP4 segments" }
+        // AES-128 over whole fMP4 segments; SAMPLE-AES-CTR's samples the demuxer decrypts.
+        if playlist.segments.contains(where: { $0.map != nil && $0.key?.method == .aes128 }) { return "encrypted fMP4 segments" }
         if isFragmented(playlist), playlist.segments.contains(where: { $0.map == nil }) {
             return "fMP4 segments (EXT-X-MAP) mixed with others"
         }

@@ -142,6 +142,8 @@ struct LoggedRequest: Decodable {
     var bytes: Int
     var outcome: String
     var headers: [String: String]
+    /// A license request's key IDs (base64url), as the fault server's /_license read them.
+    var kids: [String]?
 }
 
 /// The project's fault-injecting HTTP server (scripts/fault-server.py) over the fixtures folder,
