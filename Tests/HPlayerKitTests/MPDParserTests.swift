@@ -163,7 +163,7 @@ import Testing
         #expect(mpd.periods.first?.duration == nil)
     }
 
-    @Test("ContentProtection noted per Representation, named by scheme; protected sets refused in one line naming it")
+    @Test("ContentProtection noted per Representation, named by scheme, with a ClearKey license server; sets protected by a DRM system alone refused in one line naming it, ClearKey ones played")
     func protection() throws {
         let mpd = try Self.parse("""
             <MPD type="static" mediaPresentationDuration="PT4S"><Period><AdaptationSet mimeType="video/mp4">
@@ -173,6 +173,16 @@ import Testing
             </AdaptationSet></Period></MPD>
             """)
         let set = mpd.periods[0].adaptationSets[0]
+        let clearKey = try Self.parse("""
+            <MPD type="static" mediaPresentationDuration="PT4S" xmlns:dashif="https://dashif.org/CPS"><Period><AdaptationSet mimeType="video/mp4">
+              <ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e" value="ClearKey1.0">
+                <dashif:Laurl> https://license.example/ck </dashif:Laurl></ContentProtection>
+              <Representation id="0" bandwidth="1"><SegmentTemplate media="$Number$" duration="1"/></Representation>
+            </AdaptationSet></Period></MPD>
+            """).periods[0].adaptationSets[0]
+        #expect(clearKey.representations[0].protections.map(\.name) == ["ClearKey"])
+        #expect(clearKey.representations[0].protections[0].licenseURL == "https://license.example/ck")
+        #expect(throws: Never.self) { try DASHManifests.checkProtection(clearKey, hasClearKeys: false) }
         #expect(set.representations[0].protections.map(\.name) == ["cenc", "Widevine"])
         #expect(set.representations[0].protections[0].defaultKID == "10000000-1000-1000-1000-100000000001")
         #expect(throws: MPDError("protected with Widevine: not supported")) { try DASHManifests.checkProtection(set, hasClearKeys: false) }
