@@ -237,7 +237,7 @@ struct EncodeCommand: ParsableCommand {
             guard keys.count == 1 else { throw .usage(input: "--cenc", reason: "expected one KID:KEY, got \(keys.count)") }
             package.sampleKey = keys[0]
             if let cencLicense {
-                guard OriginPolicy.isRemote(cencLicense) else { throw .usage(input: "--cenc-license", reason: "expected an http or https URL, got '\(cencLicense)'") }
+                guard OriginPolicy.isRemote(cencLicense), !cencLicense.contains(where: { $0 == "\"" || $0 == "<" || $0 == "&" || $0.isWhitespace }) else { throw .usage(input: "--cenc-license", reason: "expected an http or https URL, got '\(cencLicense)'") }
                 package.licenseURL = cencLicense
             }
         } else if cencLicense != nil {

@@ -81,7 +81,7 @@ struct NetworkArguments: ParsableArguments {
         options.cache = try diskCache()
     }
 
-    /// `KID:KEY,...`, or `@FILE` holding that (its whitespace ignored).
+    /// `KID:KEY,...`, or `@FILE` holding that (pairs one to a line, or separated by commas).
     static func clearKeys(_ text: String, option: String) throws(CommandLineFailure) -> [ClearKey] {
         var list = text
         if text.hasPrefix("@") {
@@ -90,7 +90,8 @@ struct NetworkArguments: ParsableArguments {
             defer { fclose(file) }
             var bytes = [UInt8](repeating: 0, count: 1 << 16)
             let count = fread(&bytes, 1, bytes.count, file)
-            list = String(decoding: bytes.prefix(count), as: UTF8.self).filter { !$0.isWhitespace }
+            list = String(decoding: bytes.prefix(count), as: UTF8.self)
+                .split { $0.isWhitespace || $0 == "," }.joined(separator: ",")
         }
         do { return try ClearKey.parseList(list) } catch { throw .usage(input: option, reason: error.reason) }
     }

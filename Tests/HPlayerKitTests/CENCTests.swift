@@ -9,7 +9,7 @@ import Testing
     @Test("--dash-clearkey lists: KID:KEY pairs in hex, a key ID also as a UUID; anything else refused with the reason",
           arguments: [("a0a1a2a3a4a5a6a7a8a9aaabacadaeaf:00112233445566778899aabbccddeeff", 1, nil),
                       ("a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf:00112233445566778899AABBCCDDEEFF,b0b1b2b3b4b5b6b7b8b9babbbcbdbebf:00112233445566778899aabbccddeeff", 2, nil),
-                      ("a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", 0, "expected KID:KEY, got 'a0a1a2a3a4a5a6a7a8a9aaabacadaeaf'"),
+                      ("a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", 0, "expected KID:KEY pairs separated by commas"),
                       ("a0a1:00112233445566778899aabbccddeeff", 0, "a key ID is 32 hex digits, got 'a0a1'"),
                       ("a0a1a2a3a4a5a6a7a8a9aaabacadaeaf:0011223344556677889900112233445x", 0, "the key for a0a1a2a3a4a5a6a7a8a9aaabacadaeaf is not 32 hex digits")]
                       as [(String, Int, String?)])
@@ -28,7 +28,7 @@ import Testing
         let keys = try ClearKeyLicense.keys(in: Array(#"{"keys":[{"kty":"oct","kid":"oKGio6SlpqeoqaqrrK2urw","k":"ABEiM0RVZneImaq7zN3u_w"}],"type":"temporary"}"#.utf8))
         #expect(keys == [ClearKey(keyID: Self.keyID, key: Self.key)])
         #expect(throws: ClearKeyError("not a ClearKey license (a JSON Web Key Set with keys of kid and k)")) { try ClearKeyLicense.keys(in: Array("<html/>".utf8)) }
-        #expect(throws: ClearKeyError("a key of type RSA, not oct")) {
+        #expect(throws: ClearKeyError("a key not of type oct")) {
             try ClearKeyLicense.keys(in: Array(#"{"keys":[{"kty":"RSA","kid":"oKGio6SlpqeoqaqrrK2urw","k":"ABEiM0RVZneImaq7zN3u_w"}]}"#.utf8))
         }
         #expect(throws: ClearKeyError("the key for a0a1a2a3a4a5a6a7a8a9aaabacadaeaf is not 16 bytes of base64url")) {

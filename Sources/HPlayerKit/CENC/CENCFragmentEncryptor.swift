@@ -6,8 +6,8 @@ import CFFmpeg
 /// a `saiz` and a `saio` pointing into the `senc`, and every `trun`'s data offset moves by what
 /// the `moof` grew. The picture is encrypted by subsample: each video-slice NAL unit after its
 /// length and header, every other NAL unit left clear, so a parser still finds them.
-/// The `senc` comes before `saiz` and `saio`: libavformat reads it and ignores the other two,
-/// which a reader that can seek uses instead.
+/// `saiz` and `saio` come before the `senc` they point into: a reader that can seek reads the
+/// IVs through them; one that cannot (libavformat on a stream) reads the `senc`.
 final class CENCFragmentEncryptor {
     private let tracks: [UInt32: CENCTrack]
     private let context: OpaquePointer
@@ -37,17 +37,18 @@ final class CENCFragmentEncryptor {
 
     /// The segment, encrypted.
     func encrypt(_ segment: [UInt8]) throws(CENCPackagingError) -> [UInt8] {
+        let boxes = MP4Boxes.children(of: segment)
+        guard boxes.last?.range.upperBound == segment.count else { throw CENCPackagingError("a segment that ends inside a box") }
         var bytes = segment
         var output: [UInt8] = []
         output.reserveCapacity(segment.count + 4096)
-        for box in MP4Boxes.children(of: segment) {
+        for box in boxes {
             if box.type == "moof" {
                 output += try encryptFragment(moof: box, in: &bytes)
             } else {
                 output += bytes[box.range]
             }
         }
-        guard output.count >= segment.count else { throw CENCPackagingError("a segment that ends inside a box") }
         return output
     }
 
@@ -101,7 +102,10 @@ final class CENCFragmentEncryptor {
               let trackID = MP4Boxes.uint32(bytes, at: tfhd.payload.lowerBound + 4), let track = tracks[trackID] else {
             throw CENCPackagingError("a track fragment of no known track")
         }
-        guard tfhdFlags & 0x1 == 0 else { throw CENCPackagingError("a base data offset in tfhd: not encrypted by this packager") }
+        // Sample data offsets from the moof's start: what the trun's shift below assumes.
+        guard tfhdFlags & 0x1 == 0, tfhdFlags & 0x2_0000 != 0 else {
+            throw CENCPackagingError("a track fragment not based at its moof: not encrypted by this packager")
+        }
         var offset = tfhd.payload.lowerBound + 8
         if tfhdFlags & 0x02 != 0 { offset += 4 }
         if tfhdFlags & 0x08 != 0 { offset += 4 }

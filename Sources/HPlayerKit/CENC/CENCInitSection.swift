@@ -16,7 +16,9 @@ enum CENCInitSection {
     static func protect(_ bytes: [UInt8], keyID: [UInt8]) throws(CENCPackagingError) -> (bytes: [UInt8], tracks: [UInt32: CENCTrack]) {
         var tracks: [UInt32: CENCTrack] = [:]
         var output: [UInt8] = []
-        for box in MP4Boxes.children(of: bytes) {
+        let boxes = MP4Boxes.children(of: bytes)
+        guard boxes.last?.range.upperBound == bytes.count else { throw CENCPackagingError("an initialization section that ends inside a box") }
+        for box in boxes {
             guard box.type == "moov" else {
                 output += bytes[box.range]
                 continue

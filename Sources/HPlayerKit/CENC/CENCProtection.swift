@@ -6,9 +6,18 @@ package struct CENCProtection: Equatable, Sendable {
     package var scheme: String
     package var keyID: [UInt8]
 
+    /// The scheme for a message: printable letters and digits, else in hex (it comes from the network).
+    package var schemeName: String {
+        scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? scheme : "scheme 0x" + ClearKey.hex(Array(scheme.utf8))
+    }
+
     /// The first encrypted track's protection; nil when no track is encrypted.
-    package static func read(initSection bytes: [UInt8]) -> CENCProtection? {
-        guard let moov = MP4Boxes.children(of: bytes).first(where: { $0.type == "moov" }) else { return nil }
+    package static func read(initSection bytes: [UInt8]) -> CENCProtection? { all(initSection: bytes).first }
+
+    /// Each encrypted track's protection, in order.
+    package static func all(initSection bytes: [UInt8]) -> [CENCProtection] {
+        var found: [CENCProtection] = []
+        guard let moov = MP4Boxes.children(of: bytes).first(where: { $0.type == "moov" }) else { return [] }
         for trak in MP4Boxes.children(of: bytes, in: moov.payload) where trak.type == "trak" {
             guard let handler = MP4Boxes.handler(of: trak, in: bytes),
                   let stsd = path(["mdia", "minf", "stbl", "stsd"], from: trak, in: bytes), stsd.payload.count >= 8 else { continue }
@@ -24,10 +33,11 @@ package struct CENCProtection: Equatable, Sendable {
                 guard let tenc = MP4Boxes.child("schi", of: sinf, in: bytes).flatMap({ MP4Boxes.child("tenc", of: $0, in: bytes) }),
                       tenc.payload.count >= 24 else { continue }
                 let start = tenc.payload.lowerBound + 8
-                return CENCProtection(scheme: scheme, keyID: Array(bytes[start..<(start + 16)]))
+                found.append(CENCProtection(scheme: scheme, keyID: Array(bytes[start..<(start + 16)])))
+                break
             }
         }
-        return nil
+        return found
     }
 
     /// The box down `types` from `box`, each the first of its type.

@@ -15,9 +15,9 @@ package struct ClearKey: Equatable, Sendable {
         var keys: [ClearKey] = []
         for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = pair.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { throw ClearKeyError("expected KID:KEY, got '\(pair)'") }
+            // The pair is not repeated in the message: it may hold a key.
+            guard parts.count == 2 else { throw ClearKeyError("expected KID:KEY pairs separated by commas") }
             guard let keyID = bytes(hex: parts[0].filter { $0 != "-" }) else { throw ClearKeyError("a key ID is 32 hex digits, got '\(parts[0])'") }
-            // The key itself is not repeated in the message: it may be shown where the ID is not secret.
             guard let key = bytes(hex: String(parts[1])) else { throw ClearKeyError("the key for \(hex(keyID)) is not 32 hex digits") }
             keys.append(ClearKey(keyID: keyID, key: key))
         }

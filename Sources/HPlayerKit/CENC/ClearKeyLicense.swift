@@ -27,16 +27,17 @@ package enum ClearKeyLicense {
             throw ClearKeyError("not a ClearKey license (a JSON Web Key Set with keys of kid and k)")
         }
         return try set.keys.map { entry throws(ClearKeyError) in
-            guard entry.kty == nil || entry.kty == "oct" else { throw ClearKeyError("a key of type \(entry.kty ?? ""), not oct") }
+            guard entry.kty == nil || entry.kty == "oct" else { throw ClearKeyError("a key not of type oct") }
             guard let keyID = bytes(base64URL: entry.kid), keyID.count == 16 else { throw ClearKeyError("a key ID that is not 16 bytes of base64url") }
             guard let key = bytes(base64URL: entry.k), key.count == 16 else { throw ClearKeyError("the key for \(ClearKey.hex(keyID)) is not 16 bytes of base64url") }
             return ClearKey(keyID: keyID, key: key)
         }
     }
 
-    /// Asks `server` for `keyIDs`: the keys it gives, within the network options' timeout for
-    /// the answer to start and `DocumentLimit.seconds` for all of it.
-    package static func fetch(from server: String, keyIDs: [[UInt8]], options: NetworkOptions) throws(MediaError) -> [ClearKey] {
+    /// Asks `server` for `keyIDs`: the keys it gives, within `DocumentLimit.seconds`; given up
+    /// as soon as `isCancelled` says so (the player closing or seeking).
+    package static func fetch(from server: String, keyIDs: [[UInt8]], options: NetworkOptions,
+                              isCancelled: () -> Bool) throws(MediaError) -> [ClearKey] {
         guard OriginPolicy.isRemote(server) else { throw MediaError(input: server, reason: "a license server is an http or https URL") }
         let transfer = try CurlTransfer(url: server, options: options)
         transfer.setRequestBody(request(keyIDs: keyIDs))
@@ -46,6 +47,7 @@ package enum ClearKeyLicense {
         defer { chunk.deallocate() }
         let deadline = MonotonicClock.now() + DocumentLimit.seconds
         while MonotonicClock.now() < deadline {
+            if isCancelled() { throw MediaError(input: server, reason: "cancelled") }
             let progress = transfer.pump(waitingUpTo: 0.1)
             while case let count = transfer.receiver.take(into: chunk), count > 0 { body += chunk[..<count] }
             guard body.count <= licenseLimit else { throw MediaError(input: server, reason: "a license larger than \(licenseLimit) bytes: refused") }

@@ -193,7 +193,8 @@ final class DASHManifests: ManifestFrontEnd {
     /// ClearKey license server it names (if any) as the key's URI.
     private static func sampleKey(of representation: MPDRepresentation) -> HLSKey? {
         guard !representation.protections.isEmpty else { return nil }
-        return HLSKey(method: .sampleAESCTR, uri: representation.protections.lazy.compactMap(\.licenseURL).first ?? "")
+        let server = representation.protections.lazy.filter { $0.name == "ClearKey" }.compactMap(\.licenseURL).first
+        return HLSKey(method: .sampleAESCTR, uri: server ?? "")
     }
 
     // MARK: A Representation's timeline

@@ -11,19 +11,21 @@ extension SegmentStream {
             let mapURL = HLSURL.resolve(map.uri, against: base)
             let name = map.byteRange.map { "\(mapURL) bytes \($0.offset)+\($0.length)" } ?? mapURL
             if name != sectionInit || segment.timeOffset != sectionTimeOffset {
-                sectionTimeOffset = segment.timeOffset
-                initSection = try initializationSection(at: mapURL, range: map.byteRange, name: name,
-                                                        mirrors: map.mirrors.map { HLSURL.resolve($0, against: base) })
+                if let failed = failedKeys[name] { throw failed }
+                let bytes = try initializationSection(at: mapURL, range: map.byteRange, name: name,
+                                                      mirrors: map.mirrors.map { HLSURL.resolve($0, against: base) })
                 // A SAMPLE-AES-CTR key's URI is a license server when it is an http(s) URL.
                 let license = segment.key.flatMap { $0.method == .sampleAESCTR && !$0.uri.isEmpty ? HLSURL.resolve($0.uri, against: base) : nil }
                     .flatMap { OriginPolicy.isRemote($0) ? $0 : nil }
                 do {
-                    sectionDecryptionKey = try sampleKey(for: initSection, licenseServer: license, input: mapURL)
+                    sectionDecryptionKey = try sampleKey(for: bytes, licenseServer: license, input: mapURL, document: base)
                 } catch {
                     // No key now, none for the next segment either: the stream ends here.
                     failedKeys[name] = error
                     throw error
                 }
+                sectionTimeOffset = segment.timeOffset
+                initSection = bytes
                 initSectionIndex = 0
                 sectionInit = name
                 isAtSectionEnd = sectionHasBytes
@@ -107,17 +109,27 @@ extension SegmentStream {
     /// (libavformat decrypts them): by its key ID, the user's (`--dash-clearkey`), else one
     /// from the user's license server, else from the one the manifest names. nil when the
     /// section is clear. Held in memory alone.
-    func sampleKey(for initSection: [UInt8], licenseServer: String?, input: String) throws(MediaError) -> [UInt8]? {
-        guard let protection = CENCProtection.read(initSection: initSection) else { return nil }
+    /// `document`: the manifest that named the license server; an https one may not name an
+    /// http server, as a redirect may not go there.
+    func sampleKey(for initSection: [UInt8], licenseServer: String?, input: String, document: String) throws(MediaError) -> [UInt8]? {
+        let protections = CENCProtection.all(initSection: initSection)
+        guard let protection = protections.first else { return nil }
+        // libavformat 5.1 takes one key for a demuxer.
+        guard protections.allSatisfy({ $0.keyID == protection.keyID }) else {
+            throw MediaError(input: input, reason: "tracks encrypted under different key IDs in one initialization section: not supported")
+        }
         guard protection.scheme == "cenc" else {
-            throw MediaError(input: input, reason: "encrypted with \(protection.scheme): not supported (libavformat 5.1 decrypts cenc alone)")
+            throw MediaError(input: input, reason: "encrypted with \(protection.schemeName): not supported (libavformat 5.1 decrypts cenc alone)")
         }
         if let known = clearKeys.first(where: { $0.keyID == protection.keyID }) { return known.key }
         let keyID = ClearKey.hex(protection.keyID)
         guard let server = options.clearKeyServer ?? licenseServer else {
             throw MediaError(input: input, reason: "encrypted (cenc) with key ID \(keyID): no key (--dash-clearkey KID:KEY, or a license server with --dash-clearkey-server URL)")
         }
-        let licensed = try ClearKeyLicense.fetch(from: server, keyIDs: [protection.keyID], options: options)
+        if options.clearKeyServer == nil, let refusal = OriginPolicy.redirectRefusal(from: document, to: server, allowsDowngrade: options.allowsInsecureRedirect) {
+            throw MediaError(input: server, reason: "a license server: \(refusal)")
+        }
+        let licensed = try ClearKeyLicense.fetch(from: server, keyIDs: [protection.keyID], options: options) { http.isCancelled }
         clearKeys += licensed
         guard let key = licensed.first(where: { $0.keyID == protection.keyID }) else {
             throw MediaError(input: server, reason: "the license has no key for key ID \(keyID)")

@@ -16,6 +16,9 @@ extension SegmentStream {
         if playlist.segments.contains(where: { $0.key?.method == .sampleAES }) { return "SAMPLE-AES segments" }
         // AES-128 over whole fMP4 segments; SAMPLE-AES-CTR's samples the demuxer decrypts.
         if playlist.segments.contains(where: { $0.map != nil && $0.key?.method == .aes128 }) { return "encrypted fMP4 segments" }
+        if playlist.segments.contains(where: { $0.map == nil && $0.key?.method == .sampleAESCTR }) {
+            return "SAMPLE-AES-CTR segments without an initialization section (EXT-X-MAP)"
+        }
         if isFragmented(playlist), playlist.segments.contains(where: { $0.map == nil }) {
             return "fMP4 segments (EXT-X-MAP) mixed with others"
         }
