@@ -11,7 +11,8 @@ A few paths under /_fault/ are hostile answers of their own, for the tests of wh
 make the player do: /_fault/redirect?to=URL (a 302 to URL), /_fault/loop/N (a 302 to
 /_fault/loop/N+1, for ever), /_fault/big-head (a 200 whose head is 100 KiB) and
 /_fault/endless.m3u8 (a playlist whose body never ends). /_clock answers the time, as a DASH
-UTCTiming source does, --clock-offset seconds from this machine's. A POST to /_license is a
+UTCTiming source does, --clock-offset seconds from this machine's (a HEAD there answers it as
+its Date field, for http-head). A POST to /_license is a
 ClearKey license server (W3C EME): it answers the key IDs asked for with the --clearkey keys it
 holds, as a JSON Web Key Set.
 
@@ -125,6 +126,19 @@ class Handler(BaseHTTPRequestHandler):
         record.update(status=status, bytes=sent, seconds=time.monotonic() - started, outcome=outcome)
         with self.server.log_lock:
             self.server.log.write(json.dumps(record) + "\n")
+            self.server.log.flush()
+
+    def do_HEAD(self):
+        """/_clock alone: its Date field is the server's time, --clock-offset seconds from this
+        machine's (a DASH UTCTiming http-head source)."""
+        status = 200 if self.path == "/_clock" else 405
+        self.send_response_only(status)
+        self.send_header("Date", self.date_time_string(time.time() + self.server.faults.clock_offset))
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        with self.server.log_lock:
+            self.server.log.write(json.dumps({"started_at": time.monotonic(), "path": self.path, "method": "HEAD", "range": "",
+                                              "headers": {}, "status": status, "bytes": 0, "seconds": 0, "outcome": "complete"}) + "\n")
             self.server.log.flush()
 
     def do_POST(self):

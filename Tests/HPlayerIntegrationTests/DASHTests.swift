@@ -122,6 +122,17 @@ extension Playback {
             #expect(paths.contains { Self.isOfStream($0, video) } && paths.contains { Self.isOfStream($0, 3) }, "requests: \(paths)")
         }
 
+        @Test("A local MPD, by a path with a space in it, plays through our DASH client: --hls-bitrate min gives ffmpeg's frames of the lowest Representation (libavformat's client would show the first)")
+        func localManifest() async throws {
+            let folder = try Self.set(.template)
+            let spaced = Fixtures.newFolder("dash local") + "/set"
+            try FileManager.default.createSymbolicLink(atPath: spaced, withDestinationPath: folder)
+            let session = PlayerSession(url: spaced + "/manifest.mpd", options: Self.untimed(.min), name: "dash-local", pacedAudio: false)
+            try await session.playToEnd()
+            #expect(session.presentedFrames.map(\.md5) == (try Self.reference(2)))
+            #expect(try session.recordedAudio().samples.count > 48_000 * 5)
+        }
+
         @Test("A 500 on a segment, and a connection dropped in the middle of one: the I/O layer's retries give ffmpeg's frames all the same",
               arguments: [["--status", "500", "--status-path", "chunk-stream0-00002.m4s"], ["--drop-after", "20000", "--drop-path", "chunk-stream0-00002.m4s"]])
         func faults(faults: [String]) async throws {
@@ -351,8 +362,8 @@ extension Playback {
         }
 
         /// `name`.mpd in `folder`: the encoder's MPD with a latency target of 3 s, its
-        /// availability start moved by `shift` seconds and a UTCTiming naming `clock`.
-        static func manifest(_ folder: String, name: String, shift: Double = 0, clock: String? = nil) throws -> MPD {
+        /// availability start moved by `shift` seconds and a UTCTiming naming `clock` (read by `scheme`).
+        static func manifest(_ folder: String, name: String, shift: Double = 0, clock: String? = nil, scheme: String = "http-xsdate") throws -> MPD {
             var text = try String(contentsOfFile: folder + "/manifest.mpd", encoding: .utf8)
             let parsed = try MPDParser.parse(Array(text.utf8), url: "http://127.0.0.1/manifest.mpd")
             guard let start = parsed.availabilityStartTime, let open = text.range(of: "availabilityStartTime=\""),
@@ -363,7 +374,7 @@ extension Playback {
             text.replaceSubrange(open.upperBound..<close, with: formatter.string(from: moved))
             text = text.replacingOccurrences(of: "<ServiceDescription id=\"0\">", with: "<ServiceDescription id=\"0\"><Latency target=\"3000\"/>")
             if let clock {
-                text = text.replacingOccurrences(of: "</MPD>", with: "<UTCTiming schemeIdUri=\"urn:mpeg:dash:utc:http-xsdate:2014\" value=\"\(clock)\"/></MPD>")
+                text = text.replacingOccurrences(of: "</MPD>", with: "<UTCTiming schemeIdUri=\"urn:mpeg:dash:utc:\(scheme):2014\" value=\"\(clock)\"/></MPD>")
             }
             try text.write(toFile: "\(folder)/\(name).mpd", atomically: true, encoding: .utf8)
             return try MPDParser.parse(Array(text.utf8), url: "http://127.0.0.1/\(name).mpd")
@@ -418,13 +429,15 @@ extension Playback {
             try Self.check(frames, latencies: latencies, folder: folder)
         }
 
-        @Test("A server clock an hour ahead, told through UTCTiming (http-xsdate): segments worked out on the server's clock, ffmpeg's frames at the latency target", .timeLimit(.minutes(1)))
-        func serverClockFromUTCTiming() async throws {
+        @Test("A server clock an hour ahead, told through UTCTiming (http-xsdate: the body; http-head: a HEAD's Date): segments worked out on the server's clock, ffmpeg's frames at the latency target",
+              .timeLimit(.minutes(1)), arguments: ["http-xsdate", "http-head"])
+        func serverClockFromUTCTiming(scheme: String) async throws {
             let folder = try await Self.live(segments: 5)
             let nginx = try NginxServer(root: folder)
             let server = try FaultServer(["--clock-offset", "3600"], upstream: nginx)
-            let mpd = try Self.manifest(folder, name: "shifted", shift: 3600, clock: server.url("_clock"))
-            let (frames, latencies) = try await Self.play(server.url("shifted.mpd"), availabilityStart: mpd.availabilityStartTime!, serverAhead: 3600, name: "dash-live-clock")
+            let mpd = try Self.manifest(folder, name: "shifted-\(scheme)", shift: 3600, clock: server.url("_clock"), scheme: scheme)
+            let (frames, latencies) = try await Self.play(server.url("shifted-\(scheme).mpd"), availabilityStart: mpd.availabilityStartTime!, serverAhead: 3600,
+                                                          name: "dash-live-clock")
             try Self.check(frames, latencies: latencies, folder: folder)
             #expect(server.requests.contains { $0.path == "/_clock" })
         }

@@ -364,7 +364,13 @@ extension Playback {
             let server = try NginxRTMPServer()
             let pusher = try BackgroundProcess([Command.hplayer, "encode", "--from", "pattern:320x240@25", "-t", "30", "--push", server.rtmpURL("gone"),
                                                 "--preset", "ultrafast", "--zerolatency"])
-            MonotonicClock.sleep(until: MonotonicClock.now() + 2)
+            // The push is under way once nginx has written its first HLS fragment of it: waited
+            // for, not slept (a slow machine, or one under a sanitizer, connects later).
+            let deadline = MonotonicClock.now() + 30
+            while !FileManager.default.fileExists(atPath: server.folder + "/hls/gone.m3u8"), pusher.isRunning, MonotonicClock.now() < deadline {
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+            }
+            try #require(FileManager.default.fileExists(atPath: server.folder + "/hls/gone.m3u8"), "the push never arrived: \(pusher.stderr)")
             server.stop()
             let status = pusher.wait(timeout: 30)
             #expect(status == 1, "\(pusher.stderr)")

@@ -136,8 +136,8 @@ extension Playback {
             let index = container.chosenStream(of: .video, number: nil)
             let stream = try #require(container.ownStream(Int(index)))
             let failing = try FailingDecoder(stream: stream, failingAfter: after)
-            let decoder = FallbackDecoder(primary: failing, api: .vaapi, input: clip) { () throws(MediaError) in
-                try SoftwareDecoder(stream: stream)
+            let decoder = FallbackDecoder(primary: failing, api: .vaapi, input: clip, parameters: try StreamParameters(stream)) { kept throws(MediaError) in
+                try SoftwareDecoder(parameters: kept, threads: 0)
             }
             let md5 = FrameMD5()
             let frame = Frame()

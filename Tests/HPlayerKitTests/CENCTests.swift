@@ -127,3 +127,20 @@ import Testing
         #expect(CENCProtection.read(initSection: Array(protected.prefix(length))) == nil)
     }
 }
+
+@Suite struct LocalDocumentTests {
+    @Test("A local manifest's path as a file URL and back: spaces and percent signs encoded, what it names resolved beside it",
+          arguments: [("/tmp/a b/manifest.mpd", "file:///tmp/a%20b/manifest.mpd"), ("/tmp/100%/x.mpd", "file:///tmp/100%25/x.mpd"),
+                      ("file:///tmp/x.mpd", "file:///tmp/x.mpd"), ("http://host/x.mpd", "http://host/x.mpd")])
+    func fileURLs(path: String, url: String) {
+        #expect(LocalDocumentResource.fileURL(for: path) == url)
+        if !path.hasPrefix("http") { #expect(LocalDocumentResource.path(of: url) == (path.hasPrefix("file://") ? "/tmp/x.mpd" : path)) }
+        #expect(HLSURL.resolve("seg 1.m4s".addingPercentEncodingForPath(), against: url).hasSuffix("/seg%201.m4s"))
+    }
+
+    @Test("Local and remote manifests go to our DASH client; other schemes do not",
+          arguments: [("/m/x.mpd", true), ("x.MPD?a", true), ("file:///m/x.mpd", true), ("https://h/x.mpd", true), ("udp://h/x.mpd", false), ("/m/x.m3u8", false)])
+    func dashInputs(url: String, isDASH: Bool) {
+        #expect(NetworkOptions.isDASH(url) == isDASH)
+    }
+}

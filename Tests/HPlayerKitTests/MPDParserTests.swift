@@ -17,6 +17,14 @@ import Testing
         #expect(ISOTime.duration(text) == seconds)
     }
 
+    @Test("HTTP dates (UTCTiming http-head's Date field) in seconds since 1970; other forms refused",
+          arguments: [("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0), ("Sun, 29 Nov 2026 14:00:00 GMT", 1_795_960_800),
+                      ("Sunday, 06-Nov-94 08:49:37 GMT", nil), ("Sun Nov  6 08:49:37 1994", nil), ("Sun, 06 Nov 1994 08:49:37 UTC", nil),
+                      ("Sun, 06 Foo 1994 08:49:37 GMT", nil), ("", nil)] as [(String, Double?)])
+    func httpDates(text: String, seconds: Double?) {
+        #expect(ISOTime.httpDate(text) == seconds)
+    }
+
     @Test("ISO 8601 dates and times in seconds since 1970, UTC unless a zone says otherwise",
           arguments: [("1970-01-01T00:00:00Z", 0.0), ("2026-11-29T10:00:00Z", 1_795_946_400), ("2026-11-29T10:00:00.250Z", 1_795_946_400.25),
                       ("2026-11-29T11:00:00+01:00", 1_795_946_400), ("2026-11-29T10:00:00", 1_795_946_400), ("2000-02-29T00:00:00Z", 951_782_400),

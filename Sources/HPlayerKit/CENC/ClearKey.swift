@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A content key of Common Encryption: the 16-byte key ID that a track's `tenc` and a
 /// manifest's `default_KID` name, and the 16-byte AES key. Held in memory alone: never in the
 /// disk cache, a log line or a stats file.
@@ -61,4 +63,22 @@ package struct ClearKey: Equatable, Sendable {
 package struct ClearKeyError: Error, Equatable {
     package let reason: String
     init(_ reason: String) { self.reason = reason }
+}
+
+/// The keys a presentation's streams know: the user's, then those a license server gave. The
+/// picture's stream and its audio rendition's share one, so a key is asked for once.
+package final class ClearKeyRing: Sendable {
+    private let keys: Mutex<[ClearKey]>
+
+    package init(_ keys: [ClearKey]) {
+        self.keys = Mutex(keys)
+    }
+
+    package func key(for keyID: [UInt8]) -> [UInt8]? {
+        keys.withLock { keys in keys.first { $0.keyID == keyID }?.key }
+    }
+
+    package func add(_ more: [ClearKey]) {
+        keys.withLock { $0 += more }
+    }
 }

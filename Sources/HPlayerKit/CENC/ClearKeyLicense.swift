@@ -42,23 +42,11 @@ package enum ClearKeyLicense {
         let transfer = try CurlTransfer(url: server, options: options)
         transfer.setRequestBody(request(keyIDs: keyIDs))
         transfer.start(at: 0, extraFields: ["Content-Type: application/json"])
-        var body: [UInt8] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 14, alignment: 1)
-        defer { chunk.deallocate() }
-        let deadline = MonotonicClock.now() + DocumentLimit.seconds
-        while MonotonicClock.now() < deadline {
-            if isCancelled() { throw MediaError(input: server, reason: "cancelled") }
-            let progress = transfer.pump(waitingUpTo: 0.1)
-            while case let count = transfer.receiver.take(into: chunk), count > 0 { body += chunk[..<count] }
-            guard body.count <= licenseLimit else { throw MediaError(input: server, reason: "a license larger than \(licenseLimit) bytes: refused") }
-            switch progress {
-            case .receiving: continue
-            case let .failed(_, reason): throw MediaError(input: server, reason: "no license: \(reason)")
-            case .completed:
-                do { return try keys(in: body) } catch { throw MediaError(input: server, reason: error.reason) }
-            }
+        let body: [UInt8]
+        do { body = try transfer.exchange(limit: licenseLimit, isCancelled: isCancelled).body } catch {
+            throw MediaError(input: server, reason: "no license: \(error.reason)")
         }
-        throw MediaError(input: server, reason: "no license within \(Int(DocumentLimit.seconds)) s")
+        do { return try keys(in: body) } catch { throw MediaError(input: server, reason: error.reason) }
     }
 
     /// A license holds a few keys: anything near this is not one.

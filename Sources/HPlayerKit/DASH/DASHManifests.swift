@@ -77,14 +77,23 @@ final class DASHManifests: ManifestFrontEnd {
                     guard let time = ISOTime.dateTime(timing.value) else { throw MediaError(input: url, reason: "UTCTiming direct \"\(timing.value)\" is not a date and time") }
                     return time - WallClock.now()
                 }
-                guard scheme.hasPrefix("urn:mpeg:dash:utc:http-xsdate:") || scheme.hasPrefix("urn:mpeg:dash:utc:http-iso:") else { continue }
+                let isHead = scheme.hasPrefix("urn:mpeg:dash:utc:http-head:")
+                guard isHead || scheme.hasPrefix("urn:mpeg:dash:utc:http-xsdate:") || scheme.hasPrefix("urn:mpeg:dash:utc:http-iso:") else { continue }
                 let timeURL = HLSURL.resolve(timing.value, against: url)
                 if let refusal = OriginPolicy.refusal(of: timeURL, namedBy: url) { throw MediaError(input: timeURL, reason: refusal) }
                 let asked = WallClock.now()
-                let bytes = try stream.fetchDocument(timeURL, isLive: true, isThroughputSample: false) { _ in false }
+                let text: String
+                if isHead {
+                    // The Date field of a HEAD's answer: whole seconds alone.
+                    text = try Self.dateField(of: timeURL, stream: stream)
+                } else {
+                    text = String(decoding: try stream.fetchDocument(timeURL, isLive: true, isThroughputSample: false) { _ in false }, as: UTF8.self)
+                }
                 let answered = WallClock.now()
-                let text = String(decoding: bytes, as: UTF8.self)
-                guard let time = ISOTime.dateTime(text) else { throw MediaError(input: timeURL, reason: "\"\(text.prefix(40))\" is not a date and time") }
+                // A Date names its whole second: the middle of it is half a second off at most.
+                guard let time = isHead ? ISOTime.httpDate(text).map({ $0 + 0.5 }) : ISOTime.dateTime(text) else {
+                    throw MediaError(input: timeURL, reason: "\"\(text.prefix(40).filter { !$0.isNewline })\" is not a date and time")
+                }
                 // The server read its clock about halfway through the exchange.
                 let offset = time - (asked + answered) / 2
                 Log.network.info("\(url): the server's clock is \(DecimalText.fixed(offset, places: 3)) s from this machine's (\(timeURL))")
@@ -95,6 +104,16 @@ final class DASHManifests: ManifestFrontEnd {
         }
         if !mpd.utcTimings.isEmpty { Log.network.warning("\(url): no UTCTiming could be read; this machine's clock is taken as the server's") }
         return 0
+    }
+
+    /// The Date field of `url`'s answer to a HEAD (UTCTiming `http-head`).
+    private static func dateField(of url: String, stream: SegmentStream) throws(MediaError) -> String {
+        let transfer = try CurlTransfer(url: url, options: stream.options)
+        transfer.setHeadOnly()
+        transfer.start(at: 0)
+        let head = try transfer.exchange(limit: 0) { stream.http.isCancelled }.head
+        guard let date = head.fields["date"] else { throw MediaError(input: url, reason: "no Date in the answer") }
+        return date
     }
 
     /// The MPD as read, for `hplayer probe`: every Period's sets and Representations, those of

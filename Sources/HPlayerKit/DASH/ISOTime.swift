@@ -92,6 +92,17 @@ package enum ISOTime {
     }
 
     /// Seconds since 1970 as `xs:dateTime` in UTC, to the millisecond ("2026-11-29T10:00:00.250Z").
+    /// An HTTP date (RFC 9110 §5.6.7, IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT") in seconds
+    /// since 1970; nil for anything else.
+    package static func httpDate(_ text: String) -> Double? {
+        let parts = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT", parts[1].count == 2, parts[3].count == 4, parts[4].count == 8,
+              let month = months.firstIndex(of: String(parts[2])) else { return nil }
+        let monthText = month < 9 ? "0\(month + 1)" : "\(month + 1)"
+        return dateTime("\(parts[3])-\(monthText)-\(parts[1])T\(parts[4])Z")
+    }
+
     package static func dateTimeText(_ seconds: Double) -> String {
         let milliseconds = Int64(saturating: seconds * 1000, rounding: .down)
         let (days, dayMilliseconds) = (milliseconds.quotientAndRemainder(dividingBy: 86_400_000))

@@ -12,7 +12,10 @@ final class FallbackDecoder: Decoder {
     private var isHardware = true
     private let api: HardwareAPI
     private let input: String
-    private let makeSoftware: () throws(MediaError) -> Decoder
+    /// The stream's parameters as they are now (a later section's new codec configuration
+    /// taken from its packets), for the software decoder opened mid-stream.
+    private let parameters: StreamParameters
+    private let makeSoftware: (StreamParameters) throws(MediaError) -> Decoder
 
     /// References to the packets sent (the payloads are shared, not copied), a group per GOP
     /// from the GOP whose key picture came out last: pictures of the GOP before can still come
@@ -39,7 +42,9 @@ final class FallbackDecoder: Decoder {
     /// The end was sent (a nil packet): the software decoder is drained too after the replay.
     private var isDraining = false
 
-    init(primary: Decoder, api: HardwareAPI, input: String, makeSoftware: @escaping () throws(MediaError) -> Decoder) {
+    init(primary: Decoder, api: HardwareAPI, input: String, parameters: StreamParameters,
+         makeSoftware: @escaping (StreamParameters) throws(MediaError) -> Decoder) {
+        self.parameters = parameters
         current = primary
         self.api = api
         self.input = input
@@ -59,6 +64,7 @@ final class FallbackDecoder: Decoder {
 
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> DecoderStatus {
         if packet == nil { isDraining = true }
+        if isHardware, let packet, packet.pointee.side_data_elems > 0 { parameters.takeNewExtradata(of: packet) }
         let status = current.send(packet)
         guard isHardware else { return status }
         switch status {
@@ -118,7 +124,7 @@ final class FallbackDecoder: Decoder {
 
     private func fallBack(after error: FFmpegError) -> DecoderStatus {
         let software: Decoder
-        do { software = try makeSoftware() } catch {
+        do { software = try makeSoftware(parameters) } catch {
             Log.track.error("\(input): the \(api.rawValue) decoder failed, and software decoding cannot start: \(error.reason)")
             return .failed(FFmpegError(hp_averror(EIO)))
         }

@@ -93,8 +93,7 @@ enum VideoDecoderFactory {
                 let decoder = try HardwareDecoder(stream: stream, api: api, threads: threads)
                 Log.track.info("\(input): hardware decoding (\(api.rawValue))")
                 // The fallback opens mid-stream, from the parameters kept: the AVStream may be gone.
-                let kept = try StreamParameters(stream)
-                return FallbackDecoder(primary: decoder, api: api, input: input) { () throws(MediaError) in
+                return FallbackDecoder(primary: decoder, api: api, input: input, parameters: try StreamParameters(stream)) { kept throws(MediaError) in
                     try SoftwareDecoder(parameters: kept, threads: threads, slicesOnly: slicesOnly)
                 }
             } catch {

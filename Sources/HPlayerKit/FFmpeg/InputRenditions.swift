@@ -40,7 +40,8 @@ extension InputContainer {
     /// Opens the rendition at `renditionURL` alongside. One that cannot be opened leaves the
     /// variant playing without it, with a warning.
     func openRendition(_ renditionURL: String, fullAnalysis: Bool) {
-        let stream = SegmentStream(url: renditionURL, options: network, following: segmentStream?.audioRenditionChoice)
+        let stream = SegmentStream(url: renditionURL, options: network, following: segmentStream?.audioRenditionChoice,
+                                   keyRing: segmentStream?.keyRing)
         let rendition = InputContainer(url: renditionURL, byteSource: stream, network: network)
         renditionLock.withLock { _ in renditions.append(rendition) }
         if isAborted { rendition.abort() }

@@ -144,6 +144,14 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// The resource asked for (before any redirect).
+    var requested: String { requestedURL }
+
+    /// The requests from now on are HEADs: the answer's head alone (a clock's Date).
+    func setHeadOnly() {
+        _ = hp_curl_set_long(easy, CURLOPT_NOBODY, 1)
+    }
+
     /// The requests from now on are POSTs of `body` (a license request), rather than GETs.
     func setRequestBody(_ body: [UInt8]) {
         _ = hp_curl_set_long(easy, CURLOPT_POSTFIELDSIZE, body.count)

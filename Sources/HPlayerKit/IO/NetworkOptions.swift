@@ -52,9 +52,10 @@ public struct NetworkOptions: Sendable, Equatable {
         return path.lowercased().hasSuffix(".m3u8")
     }
 
-    /// Whether `url` is an MPEG-DASH manifest, for our DASH client: its path ends in .mpd.
+    /// Whether `url` is an MPEG-DASH manifest, for our DASH client: its path ends in .mpd, over
+    /// http(s) or on this machine (a path or a file URL).
     package static func isDASH(_ url: String) -> Bool {
-        guard isHTTP(url) else { return false }
+        guard isHTTP(url) || OriginPolicy.scheme(of: url) == nil || OriginPolicy.scheme(of: url) == "file" else { return false }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         return path.lowercased().hasSuffix(".mpd")
     }

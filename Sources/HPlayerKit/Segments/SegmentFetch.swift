@@ -121,7 +121,7 @@ extension SegmentStream {
         guard protection.scheme == "cenc" else {
             throw MediaError(input: input, reason: "encrypted with \(protection.schemeName): not supported (libavformat 5.1 decrypts cenc alone)")
         }
-        if let known = clearKeys.first(where: { $0.keyID == protection.keyID }) { return known.key }
+        if let known = keyRing.key(for: protection.keyID) { return known }
         let keyID = ClearKey.hex(protection.keyID)
         guard let server = options.clearKeyServer ?? licenseServer else {
             throw MediaError(input: input, reason: "encrypted (cenc) with key ID \(keyID): no key (--dash-clearkey KID:KEY, or a license server with --dash-clearkey-server URL)")
@@ -130,7 +130,7 @@ extension SegmentStream {
             throw MediaError(input: server, reason: "a license server: \(refusal)")
         }
         let licensed = try ClearKeyLicense.fetch(from: server, keyIDs: [protection.keyID], options: options) { http.isCancelled }
-        clearKeys += licensed
+        keyRing.add(licensed)
         guard let key = licensed.first(where: { $0.keyID == protection.keyID }) else {
             throw MediaError(input: server, reason: "the license has no key for key ID \(keyID)")
         }

@@ -126,8 +126,9 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     package internal(set) var sectionTimeOffset = 0.0
     /// The key of the section's samples in Common Encryption, for its demuxer; nil: clear.
     package internal(set) var sectionDecryptionKey: [UInt8]?
-    /// The ClearKey keys known: the user's, then those license servers gave.
-    var clearKeys: [ClearKey]
+    /// The ClearKey keys known: the user's, then those license servers gave; an audio
+    /// rendition's stream shares its variant's.
+    package let keyRing: ClearKeyRing
     /// Initialization sections fetched, by URL and range: each is fetched once.
     var initSections: [String: [UInt8]] = [:]
     package internal(set) var isSectioned = false
@@ -154,14 +155,19 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
 
     /// `following`: for an audio rendition's stream, the choice of rendition it follows as the
     /// variant playing changes AUDIO group.
-    package init(url: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil) {
+    /// `keyRing`: the ClearKey keys of the variant's stream, for its audio rendition's.
+    package init(url input: String, options: NetworkOptions = NetworkOptions(), following: AudioRenditionChoice? = nil,
+                 keyRing: ClearKeyRing? = nil) {
+        // A manifest on this machine is read as a file URL, so what it names resolves against it.
+        let isLocal = !NetworkOptions.isHTTP(input)
+        let url = isLocal ? LocalDocumentResource.fileURL(for: input) : input
         self.url = url
         self.options = options
-        clearKeys = options.clearKeys
+        self.keyRing = keyRing ?? ClearKeyRing(options.clearKeys)
         followedRendition = following
         front = NetworkOptions.isDASH(url) ? DASHManifests(audioLanguages: options.audioLanguages,
                                                                           hasClearKeys: !options.clearKeys.isEmpty || options.clearKeyServer != nil) : HLSManifests()
-        http = options.httpResource(for: url)
+        http = isLocal ? LocalDocumentResource(url: url, options: options) : options.httpResource(for: url)
         store = options.cache?.store()
         cacheMap = store.map { CacheMap(store: $0) }
         estimateHost = HLSURL.server(of: url)
