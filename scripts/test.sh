@@ -82,10 +82,10 @@ export HPLAYER_REALTIME_LIST="$work/realtime"
 # (Playback is .serialized), split by the suites' measured times. The last takes whatever the
 # others do not name, so a new suite runs somewhere.
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|HPlayerSDLTests|hplayerTests)\.'
-shards=('Playback/(HLSPlayback|Packaging|HugeNumbers|Snapshots)/'
+shards=('Playback/(HLSPlayback|Packaging|HugeNumbers)/'
         'Playback/(CachePlayback|Subtitles|DASHPlayback)/'
         'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record|Lifecycle)/'
-        'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking)/')
+        'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking|Snapshots)/')
 echo "== the tests that may share the machine, in six processes =="
 phase_begin "tests: the first phase (six processes)" 260
 if [ $# -gt 0 ]; then
