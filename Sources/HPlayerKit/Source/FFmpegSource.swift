@@ -211,9 +211,12 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 let frameCapacity = kind == .audio ? (live != nil ? min(options.audioFrameQueueCapacity, 4) : options.audioFrameQueueCapacity)
                     : FrameQueueSizing.videoCapacity(frameBytes: FrameQueueSizing.pictureBytes(stream.pointee.codecpar.pointee),
                                                      budget: options.videoFrameQueueBytes, maximum: videoMaximum)
+                // A segmented stream's AVStream knows its first section alone: the media's end
+                // (for an exact seek's frame dropping, which stops short of it) is the playlist's.
+                let mediaEnd: Double?? = container.knowsStreamEnds ? nil : .some(container.duration.map { container.startTime + $0 })
                 made.append(Track(kind: kind, stream: stream, index: index, decoder: decoder, startTime: container.startTime,
                                   packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity,
-                                  rawPacing: rawPacing))
+                                  rawPacing: rawPacing, mediaEnd: mediaEnd))
             } catch {
                 problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")
                 stream.pointee.discard = AVDISCARD_ALL

@@ -92,8 +92,10 @@ public final class Track: @unchecked Sendable {
     private var thread: JoinableThread?
 
     /// - Parameter index: the stream's place in its container's `streams`.
+    /// `mediaEnd`: where the media ends, for a stream whose own duration is not the media's (a
+    /// segmented stream's first section's): its `declaredEnd` then.
     init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, index: Int32, decoder: Decoder, startTime: Double,
-         packetCapacity: Int, frameCapacity: Int, rawPacing: RawStreamPacing? = nil) {
+         packetCapacity: Int, frameCapacity: Int, rawPacing: RawStreamPacing? = nil, mediaEnd: Double?? = nil) {
         self.kind = kind
         self.rawPacing = kind == .video ? rawPacing : nil
         streamIndex = index
@@ -102,8 +104,12 @@ public final class Track: @unchecked Sendable {
         packetsPerSecond = Self.packetsPerSecond(kind: kind, stream: stream)
         startTicks = timeBase.ticks(startTime)
         let streamStart = stream.pointee.start_time == noTimestamp ? startTicks : stream.pointee.start_time
-        declaredEnd = stream.pointee.duration > 0 && stream.pointee.duration != noTimestamp
-            ? timeBase.seconds(streamStart + stream.pointee.duration) : nil
+        if let mediaEnd {
+            declaredEnd = mediaEnd
+        } else {
+            declaredEnd = stream.pointee.duration > 0 && stream.pointee.duration != noTimestamp
+                ? timeBase.seconds(streamStart + stream.pointee.duration) : nil
+        }
         let parameters = stream.pointee.codecpar.pointee
         nativeAudioFormat = kind == .audio
             ? AudioFormat(sampleFormat: .float32, sampleRate: Int(max(parameters.sample_rate, 1)),
