@@ -109,6 +109,9 @@ def rate_at(schedule, elapsed):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # As nginx's tcp_nodelay: without it a response's last small write waits for the client's
+    # delayed ACK (40 ms), which a player reusing its connection meets at every segment's end.
+    disable_nagle_algorithm = True
     server_version = "fault-server"
 
     def log_message(self, format, *args):
