@@ -27,19 +27,9 @@ final class LocalDocumentResource: HTTPResource, @unchecked Sendable {
     /// A path (relative to the working folder, or absolute) as a `file://` URL, so that what the
     /// manifest names resolves against it (RFC 3986); an http(s) or file URL as it is.
     static func fileURL(for input: String) -> String {
-        if OriginPolicy.isRemote(input) || input.lowercased().hasPrefix("file://") { return input }
-        var absolute = input
-        if !input.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if let directory = getcwd(&buffer, buffer.count) { absolute = String(cString: directory) + "/" + input }
-        }
-        return "file://" + absolute.split(separator: "/", omittingEmptySubsequences: false).map { String($0).addingPercentEncodingForPath() }.joined(separator: "/")
-    }
-
-    /// The path a `file://` URL names (its percent-encoding undone).
-    static func path(of fileURL: String) -> String {
-        let path = fileURL.lowercased().hasPrefix("file://") ? String(fileURL.dropFirst(7)) : fileURL
-        return path.removingPercentEncodingForPath()
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let directory = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "/"
+        return FileURL.url(of: input, workingDirectory: directory)
     }
 
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) || remote.withLock { $0?.isCancelled ?? false } }
@@ -59,7 +49,7 @@ final class LocalDocumentResource: HTTPResource, @unchecked Sendable {
             return
         }
         isRemoteNow = false
-        let opened = FileByteSource(path: Self.path(of: url))
+        let opened = FileByteSource(path: FileURL.path(ofURI: url))
         try opened.open(at: offset)
         file = opened
         position = offset
@@ -107,41 +97,4 @@ final class LocalDocumentResource: HTTPResource, @unchecked Sendable {
     }
 
     var cacheMap: CacheMap? { remote.withLock { $0 }?.cacheMap }
-}
-
-extension String {
-    /// Percent-encoded as a URL path segment: what is not unreserved (RFC 3986 §2.3) or a sub-delimiter.
-    func addingPercentEncodingForPath() -> String {
-        var result = ""
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-                 UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-                 UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xf, radix: 16, uppercase: true)
-            }
-        }
-        return result
-    }
-
-    /// `%XX` sequences as the bytes they stand for; one that is not two hex digits is kept as written.
-    func removingPercentEncodingForPath() -> String {
-        let bytes = Array(utf8)
-        var result: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
-                result.append(value)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return String(decoding: result, as: UTF8.self)
-    }
 }
