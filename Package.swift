@@ -123,5 +123,6 @@ if Context.environment["HPLAYER_FUZZ"] != nil {
         .executableTarget(name: "FuzzOriginPolicy", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzOriginPolicy"),
         .executableTarget(name: "FuzzMPD", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzMPD"),
         .executableTarget(name: "FuzzSidx", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzSidx"),
+        .executableTarget(name: "FuzzTextFragments", dependencies: ["HPlayerKit", "FuzzSupport"], path: "Fuzz/FuzzTextFragments"),
     ]
 }

@@ -7,7 +7,7 @@
 #
 #   scripts/fuzz.sh [--build-only|--no-build] [SECONDS] [TARGET...]
 #                     targets: FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist
-#                              FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx
+#                              FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx FuzzTextFragments
 #
 # Two targets run at a time, each on a core of its own (libFuzzer runs one thread). The test
 # command runs it for 30 s each, having built them with --build-only while the tests ran, at
@@ -21,7 +21,7 @@ case "${1:-}" in --build-only | --no-build) mode=$1; shift ;; esac
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzMedia FuzzSubtitleText FuzzIPCRequest FuzzHLSPlaylist FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx FuzzTextFragments)
 scratch=.build/fuzz
 corpus_root=.build/fuzz-corpus
 findings=.build/fuzz-findings

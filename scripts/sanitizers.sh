@@ -2,7 +2,7 @@
 # Builds the tests with a sanitizer, each in its own scratch folder under .build, and runs the
 # unit tests (in parallel) and, in three processes at once, the lifecycle, seek, loop, speed,
 # IPC, MPRIS, idle, load-burst, named-pipe, byte-source, network, HLS, cache, audio-group,
-# rendition-start, encoding, raw-stream, hardware-decoding and live-stream suites under it;
+# rendition-start, DASH text, encoding, raw-stream, hardware-decoding and live-stream suites under it;
 # hplayer itself, which those suites start, is built with the same sanitizer. Passes only with
 # 0 reports, from the test process and from every hplayer it started.
 #
@@ -34,7 +34,7 @@ esac
 # times under ThreadSanitizer. (The suites of damaged input, and the corpus sweep, run in the
 # plain build alone: they drive the same threads as these, over other bytes.)
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests)\.'
-integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart|Lifecycle)/'
+integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart|Lifecycle|DASHText)/'
              'Playback/(CachePlayback|Encoding|HardwareDecoding|LoadFileBurst|ByteSources|Metadata|MetadataInTheWindow)/'
              'Playback/(NetworkPlayback|LiveStreams|Seeking|Looping|Speed|IPC|AudioGroupSwitching|RawStreams)/')
 scratch=".build/sanitize-$sanitizer"

@@ -3,7 +3,8 @@ import Glibc
 import HPlayerKit
 
 extension CacheCommand {
-    /// `hplayer cache prefetch`: a whole file, or an HLS variant (and its audio rendition), read
+    /// `hplayer cache prefetch`: a whole file, or an HLS variant (and its audio rendition, and a
+    /// DASH presentation's text sets), read
     /// through the disk cache and nowhere else, for playing offline later.
     struct Prefetch: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -28,7 +29,8 @@ extension CacheCommand {
             do throws(MediaError) {
                 let source = try open(url, options: options)
                 try read(source, progress: &progress)
-                if let rendition = (source as? SegmentStream)?.audioRenditionURL {
+                let stream = source as? SegmentStream
+                for rendition in (stream?.audioRenditionURL.map { [$0] } ?? []) + (stream?.textRenditions.map(\.url) ?? []) {
                     try read(try open(rendition, options: options), progress: &progress)
                 }
             } catch {

@@ -347,7 +347,8 @@ struct PlayCommand: AsyncParsableCommand {
                 FFmpegLineGate.open()
                 if !common.quiet {
                     let files = player.subtitleTracks.compactMap { $0.description.path == nil ? nil : $0.description }
-                    let lines = TrackList.lines(for: info, playing: player.playingStreams, externalSubtitles: files,
+                    let renditions = player.subtitleTracks.map(\.description).filter { $0.path == nil && $0.streamIndex == nil }
+                    let lines = TrackList.lines(for: info, playing: player.playingStreams, renditionSubtitles: renditions, externalSubtitles: files,
                                                 shownSubtitle: player.subtitleTrack)
                         + MediaMetadata.lines(for: info.tags) + MediaMetadata.lines(for: info.chapters)
                     print(lines.joined(separator: "\n"))

@@ -16,7 +16,6 @@ final class DASHManifests: ManifestFrontEnd {
     private var document: (url: String, mpd: MPD)?
     /// SegmentBase indexes read, by Period and Representation: each sidx is fetched once.
     private var indexes: [String: [DASHSegment]] = [:]
-    private var toldText = false
     /// When the MPD was last fetched (monotonic), for `minimumUpdatePeriod`.
     private var fetchedAt = 0.0
     /// A dynamic MPD: the server's clock less this machine's, seconds, from its UTCTiming (0
@@ -146,10 +145,6 @@ final class DASHManifests: ManifestFrontEnd {
         guard let period = mpd.periods.first else { throw MPDError("an MPD with no Period") }
         let videoSets = period.adaptationSets.filter { $0.contentType == .video && !$0.representations.isEmpty }
         let audioSets = period.adaptationSets.filter { $0.contentType == .audio && !$0.representations.isEmpty }
-        if !toldText, period.adaptationSets.contains(where: { $0.contentType == .text }) {
-            toldText = true
-            Log.network.info("\(url): text AdaptationSets are not read yet")
-        }
         for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set, hasClearKeys: hasClearKeys) }
         var master = HLSMasterPlaylist()
         let defaultAudio = AudioLanguage.choose(among: audioSets.map(\.language), preferences: audioLanguages)
@@ -174,7 +169,22 @@ final class DASHManifests: ManifestFrontEnd {
             }
         }
         guard !master.variants.isEmpty else { throw MPDError("no video or audio Representation in the first Period") }
+        let textSets = period.adaptationSets.filter { $0.contentType == .text && !$0.representations.isEmpty }
+        for (ordinal, set) in textSets.enumerated() {
+            let chosen = Self.highest(set.representations)
+            master.renditions.append(HLSRendition(
+                kind: .subtitles, groupID: "text", name: Self.textName(set, ordinal: ordinal),
+                uri: DASHSelection(kind: .text, set: ordinal, representation: chosen).url(of: url), language: set.language,
+                isDefault: set.roles.contains("main"), autoselect: true, codecs: set.representations[chosen].codecs))
+        }
         return master
+    }
+
+    /// A text set's name for the track list: its label, else its roles but the plain ones, else its place.
+    private static func textName(_ set: MPDAdaptationSet, ordinal: Int) -> String {
+        if let label = set.label, !label.isEmpty { return label }
+        let roles = set.roles.filter { $0 != "main" && $0 != "subtitle" }
+        return roles.isEmpty ? "text \(ordinal + 1)" : roles.joined(separator: ", ")
     }
 
     private static func variant(_ representation: MPDRepresentation, sound: MPDRepresentation?, audioGroup: String?, url: String) -> HLSVariant {
@@ -233,7 +243,8 @@ final class DASHManifests: ManifestFrontEnd {
             if first == nil { first = (representation, Self.rank(of: selection, in: period)) }
             // Its media times onto the presentation's, from the first Period's.
             let mediaOrigin = period.start - MPDSegmentIndex.presentationTimeOffset(of: representation)
-            if origin == nil { origin = mediaOrigin }
+            // Text onto the video's media times, which the cues are shown by.
+            if origin == nil { origin = selection.kind == .text ? Self.videoOrigin(of: period) ?? mediaOrigin : mediaOrigin }
             let timeOffset = mediaOrigin - (origin ?? mediaOrigin)
             guard abs(timeOffset) < Self.timeOffsetLimit else { throw MPDError("Period \(period.id ?? "\(periodIndex + 1)"): times past any presentation") }
             let map = try MPDSegmentIndex.initialization(of: Self.withBaseInit(representation)).map { initialization in
@@ -257,6 +268,12 @@ final class DASHManifests: ManifestFrontEnd {
         media.targetDuration = media.segments.map(\.duration).max()?.rounded(.up) ?? (mpd.isDynamic ? 2 : 0)
         if mpd.isDynamic { media.holdBack = Self.holdBack(mpd, segmentDuration: media.segments.map(\.duration).max() ?? media.targetDuration) }
         return media
+    }
+
+    /// Where the first video Representation's media times put `period`'s start.
+    private static func videoOrigin(of period: MPDPeriod) -> Double? {
+        period.adaptationSets.first { $0.contentType == .video && !$0.representations.isEmpty }
+            .map { period.start - MPDSegmentIndex.presentationTimeOffset(of: $0.representations[0]) }
     }
 
     /// Live: how far behind the live edge to play. ServiceDescription's latency target, else

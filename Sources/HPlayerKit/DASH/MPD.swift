@@ -40,6 +40,8 @@ package struct MPDAdaptationSet: Equatable, Sendable {
     package var id: String?
     package var contentType: ContentType
     package var language: String?
+    /// Its `Label`, a name to show.
+    package var label: String?
     /// `Role@value`s ("main", "alternate", "subtitle", "caption"…).
     package var roles: [String] = []
     package var representations: [MPDRepresentation] = []

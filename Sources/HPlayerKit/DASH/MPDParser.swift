@@ -86,6 +86,7 @@ package enum MPDParser {
             set.representations.append(representation)
         }
         set.contentType = contentType(element)
+        set.label = element.element("Label").map { String(Substring($0.text).trimmingWhitespace()) }
         return set
     }
 

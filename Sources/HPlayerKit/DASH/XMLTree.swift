@@ -6,7 +6,12 @@ package struct XMLElement: Equatable, Sendable {
     package var name: String
     package var attributes: [String: String]
     package var children: [XMLElement]
+    /// All its own text, the pieces between its children joined.
     package var text: String
+    /// Mixed content, in order: its text before its first child, and each child's `tail`, the
+    /// text after that child (`<p>one<br/>two</p>`: "one", then "two" as the br's tail).
+    package var leadingText = ""
+    package var tail = ""
 
     package init(name: String, attributes: [String: String] = [:], children: [XMLElement] = [], text: String = "") {
         self.name = name
@@ -58,7 +63,10 @@ package enum XMLTree {
         while let current = child {
             switch hp_xml_node_kind(current) {
             case HP_XML_ELEMENT: result.children.append(try element(current, depth: depth + 1))
-            case HP_XML_TEXT: result.text += string(hp_xml_node_text(current))
+            case HP_XML_TEXT:
+                let piece = string(hp_xml_node_text(current))
+                result.text += piece
+                if result.children.isEmpty { result.leadingText += piece } else { result.children[result.children.count - 1].tail += piece }
             default: break
             }
             child = hp_xml_next(current)

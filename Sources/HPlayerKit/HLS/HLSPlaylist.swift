@@ -100,9 +100,11 @@ package struct HLSRendition: Equatable, Sendable {
     package var isDefault = false
     package var autoselect = false
     package var channels: String?
+    /// What a DASH text set's samples are ("wvtt", "stpp"); an HLS rendition's codecs are its variant's.
+    package var codecs: [String] = []
 
     package init(kind: Kind, groupID: String, name: String, uri: String? = nil, language: String? = nil, isDefault: Bool = false,
-                autoselect: Bool = false, channels: String? = nil) {
+                autoselect: Bool = false, channels: String? = nil, codecs: [String] = []) {
         self.kind = kind
         self.groupID = groupID
         self.name = name
@@ -111,6 +113,7 @@ package struct HLSRendition: Equatable, Sendable {
         self.isDefault = isDefault
         self.autoselect = autoselect
         self.channels = channels
+        self.codecs = codecs
     }
 }
 

@@ -4,10 +4,12 @@
 package enum TrackList {
     /// - Parameters:
     ///   - playing: the indices of the video and audio streams playing.
-    ///   - externalSubtitles: the files, numbered after the file's subtitle streams.
+    ///   - renditionSubtitles: text renditions read alongside (DASH text sets), numbered after the
+    ///     file's subtitle streams.
+    ///   - externalSubtitles: the files, numbered after those.
     ///   - shownSubtitle: the number of the subtitle track shown.
-    package static func lines(for info: MediaInfo, playing: Set<Int>, externalSubtitles: [SubtitleTrackDescription] = [],
-                             shownSubtitle: Int? = nil) -> [String] {
+    package static func lines(for info: MediaInfo, playing: Set<Int>, renditionSubtitles: [SubtitleTrackDescription] = [],
+                             externalSubtitles: [SubtitleTrackDescription] = [], shownSubtitle: Int? = nil) -> [String] {
         var numbers: [StreamType: Int] = [:]
         let streams = info.streams.compactMap { stream -> String? in
             guard let kind = Kind(stream.type) else { return nil }
@@ -22,7 +24,16 @@ package enum TrackList {
             parts.append("(" + format(of: stream).joined(separator: " ") + ")")
             return parts.joined(separator: " ")
         }
-        let embeddedCount = numbers[.subtitle] ?? 0
+        let streamCount = numbers[.subtitle] ?? 0
+        let renditions = renditionSubtitles.enumerated().map { offset, rendition in
+            let number = streamCount + offset + 1
+            var parts = [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)"]
+            if rendition.isDefault { parts.append("(*)") }
+            if let language = rendition.language, language != "und" { parts.append("--slang=\(language)") }
+            if let title = rendition.title, !title.isEmpty { parts.append("'\(title)'") }
+            return (parts + ["(\(rendition.codec))"]).joined(separator: " ")
+        }
+        let embeddedCount = streamCount + renditionSubtitles.count
         let files = externalSubtitles.enumerated().map { offset, file in
             let number = embeddedCount + offset + 1
             return [number == shownSubtitle ? " (+)" : "    ", Kind.subtitle.label, "--sid=\(number)", "'\(file.fileName ?? "")'",
@@ -33,7 +44,7 @@ package enum TrackList {
             [variant.isPlaying ? " (+)" : "    ", "Variant", "--hls-bitrate=\(variant.bandwidth)", "(\(variant.summary))"]
                 .joined(separator: " ")
         }
-        return streams + files + variants
+        return streams + renditions + files + variants
     }
 
     private enum Kind {

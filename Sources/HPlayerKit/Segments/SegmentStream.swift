@@ -147,8 +147,11 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     package internal(set) var variants: [VariantInfo]?
     /// A DASH manifest's Periods, sets and Representations, those fetched marked (set by `open`).
+    /// The text renditions to read alongside, resolved: a DASH presentation's text sets. (An
+    /// HLS subtitles rendition is WebVTT text, not read yet.)
+    package internal(set) var textRenditions: [(rendition: HLSRendition, url: String)] = []
     package var manifestPeriods: [ManifestPeriod]? {
-        (front as? DASHManifests)?.periods(playing: [playlistURL] + (audioRenditionURL.map { [$0] } ?? []))
+        (front as? DASHManifests)?.periods(playing: [playlistURL] + (audioRenditionURL.map { [$0] } ?? []) + textRenditions.map(\.url))
     }
     /// What the disk cache holds of the variant playing.
     package let cacheMap: CacheMap?
@@ -219,6 +222,12 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
                 audioRenditionURL = HLSURL.resolve(uri, against: url)
                 audioRenditionChoice.wanted = audioRenditionURL
                 Log.network.info("\(url): the sound is the audio rendition \"\(rendition.name)\"\(rendition.language.map { " (\($0))" } ?? "")")
+            }
+            if front is DASHManifests {
+                textRenditions = master.renditions.compactMap { rendition in
+                    guard rendition.kind == .subtitles, let uri = rendition.uri else { return nil }
+                    return (rendition, HLSURL.resolve(uri, against: url))
+                }
             }
             self.master = master
             variantIndex = chosen

@@ -66,6 +66,12 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
     var isTimestampless: Bool { lock.withLock { isTimestamplessValue } }
     /// The text subtitle streams, decoded as they are read (SubtitleReading.swift).
     var subtitleReaders: [SubtitleStreamReader] = []
+    /// The text renditions' readers (read thread's, then `close`'s once it has ended), and
+    /// under `lock` for `close` to stop them while the read thread may wait on them.
+    var textReaders: [TextRenditionReader] = []
+    var openedTextReaders: [TextRenditionReader] = []
+    /// A text rendition was too late once: packets no longer wait for cues, until a seek.
+    var isTextLate = false
 
     /// Set while the first-open or after-seek rules apply: decoded frames then wake the read loop
     /// so playback starts as soon as the rules allow.
@@ -137,8 +143,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         let thread = lock.withLock { readThread }
         container.abort()
         for track in lock.withLock({ openedTracks }) { track.packets.close() }
+        for reader in lock.withLock({ openedTextReaders }) { reader.close() }
         thread?.join()
         subtitleReaders.removeAll()  // their decoders; the tracks keep their cues
+        for reader in textReaders { reader.close() }
+        textReaders.removeAll()
         closeRecording()
         for track in lock.withLock({ openedTracks }) { track.close() }
         container.close()
@@ -158,7 +167,7 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         try container.open(fullAnalysis: false)
         tracks = try makeTracks()
         let info = MediaProbe.info(of: container)
-        let subtitles = makeSubtitleTracks(info: info)
+        let subtitles = makeSubtitleTracks(info: info) + startTextRenditions()
         try delegate?.source(self, didOpen: info, tracks: tracks, subtitles: subtitles)
         scratchPacket = av_packet_alloc()
         recordedStreams = tracks.map { RecordedStream(stream: container.streams[Int($0.streamIndex)], track: $0) }

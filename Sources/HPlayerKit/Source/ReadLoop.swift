@@ -121,6 +121,7 @@ extension FFmpegSource {
         // A single packet stamped far from its neighbours (say 16 s ahead, between two 20 ms
         // apart) is a bad timestamp, not a gap to fill with silence: the packet after it decides.
         let dts = decodeTimestamp(of: packet)
+        if !textReaders.isEmpty { keepTextAhead(of: packet, track: track) }
         if let held = reading[index].heldPacket {
             reading[index].heldPacket = nil
             if !reading[index].timeline.isOutOfLine(dts: dts, timeBase: track.timeBase), let heldDts = decodeTimestamp(of: held) {
@@ -331,6 +332,8 @@ extension FFmpegSource {
         }
         // A raw stream that could not go back (a pipe) plays on from where it is.
         let dropsToTarget = isRaw ? result >= 0 : request.mode != .keyframe
+        for reader in textReaders { reader.seek(to: position) }
+        isTextLate = false
         readSerial = request.serial
         lock.withLock { readFailureValue = nil }
         loop = LoopProgress()

@@ -34,6 +34,43 @@ extension FFmpegSource {
         return made
     }
 
+    /// A track for each text rendition the segment stream names (a DASH text set), read
+    /// alongside by a reader of its own; numbered after the file's subtitle streams.
+    func startTextRenditions() -> [SubtitleTrack] {
+        guard let stream = container.segmentStream else { return [] }
+        textReaders = stream.textRenditions.map { rendition, url in
+            let codec = rendition.codecs.first ?? ""
+            let description = SubtitleTrackDescription(
+                streamIndex: nil, path: nil, codec: codec.hasPrefix("stpp") ? "ttml" : codec.hasPrefix("wvtt") ? "webvtt" : codec,
+                language: rendition.language, title: rendition.name, isDefault: rendition.isDefault)
+            return TextRenditionReader(url: url, description: description, network: container.network, startTime: container.startTime)
+        }
+        let readers = textReaders
+        lock.withLock { openedTextReaders = readers }
+        return textReaders.map(\.track)
+    }
+
+    /// The text renditions are told where reading is, and a packet waits until their cues for
+    /// its time are read (at the start and after a seek; they read ahead of it otherwise), so
+    /// that no picture is shown before its cue is known. A rendition later than `textWait`
+    /// is no longer waited for, until the next seek: it never holds playback up for long.
+    func keepTextAhead(of packet: Packet, track: Track) {
+        let avPacket = packet.avPacket.pointee
+        let stamp = avPacket.pts != noTimestamp ? avPacket.pts : avPacket.dts
+        guard let seconds = track.timeBase.seconds(stamp) else { return }
+        for reader in textReaders { reader.noteReadPosition(seconds) }
+        guard !isTextLate else { return }
+        let deadline = MonotonicClock.now() + Self.textWait
+        for reader in textReaders where !reader.waitForCues(through: seconds, until: deadline) {
+            Log.source.warning("\(url): the subtitles of \(reader.track.description.title ?? "a text rendition") are late; playing on without waiting for them")
+            isTextLate = true
+            return
+        }
+    }
+
+    /// How long a packet waits for the text renditions' cues at its time.
+    static let textWait = 5.0
+
     /// Decodes `packet` into its track's cues when it is a subtitle's; false when it is not.
     func readSubtitle(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
         guard let reader = subtitleReaders.first(where: { $0.streamIndex == packet.pointee.stream_index }) else { return false }

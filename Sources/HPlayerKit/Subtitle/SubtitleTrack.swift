@@ -30,12 +30,19 @@ public final class SubtitleTrack: Sendable {
     }
 
     /// Adds `cue` in its place; one already there (read again after a seek back) is ignored. An
-    /// earlier cue with no end yet ends where this one starts.
+    /// earlier cue with no end yet ends where this one starts. A cue that goes on one of the
+    /// same text (a segmented track repeats a cue in each segment it spans) lengthens it.
     func add(_ cue: SubtitleCue) {
         state.withLock { state in
             let place = state.cues.partitioningIndex(where: { $0.start > cue.start })
             let sameStart = state.cues[..<place].reversed().prefix(while: { $0.start == cue.start })
             if sameStart.contains(where: { $0.text == cue.text }) { return }
+            if let earlier = state.cues[..<place].lastIndex(where: { $0.text == cue.text && $0.end >= cue.start - Self.joinTolerance }),
+               state.cues[earlier].end != .infinity {
+                state.cues[earlier].end = max(state.cues[earlier].end, cue.end)
+                state.shownSpan = 0..<0
+                return
+            }
             state.cues.insert(cue, at: place)
             if place > 0, state.cues[place - 1].end == .infinity, state.cues[place - 1].start < cue.start {
                 state.cues[place - 1].end = cue.start
@@ -46,6 +53,10 @@ public final class SubtitleTrack: Sendable {
             state.shownSpan = 0..<0
         }
     }
+
+    /// Seconds between a cue's end and the next's start for them to be one (a millisecond: times
+    /// in a timescale's units, rounded).
+    static let joinTolerance = 0.001
 
     func setOffset(_ offset: Double) {
         state.withLock { state in
