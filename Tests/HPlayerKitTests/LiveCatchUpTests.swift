@@ -45,6 +45,37 @@ import Testing
     }
 }
 
+@Suite struct LiveStartTests {
+    /// A live playlist of `durations`, the live edge `lead` past its end (nil: not known).
+    static func playlist(_ durations: [Double], lead: Double?) -> HLSMediaPlaylist {
+        var playlist = HLSMediaPlaylist()
+        playlist.segments = durations.enumerated().map { HLSSegment(uri: "\($0.offset).m4s", duration: $0.element, sequenceNumber: $0.offset) }
+        playlist.liveEdgeLead = lead
+        return playlist
+    }
+
+    @Test("Live start: the segment the target behind the edge, and with a clock (the edge past the list's end) how far into it",
+          arguments: [
+            // No clock: segments back from the list's end until the target is covered, from their start.
+            ([1, 1, 1, 1, 1], nil, 3, 2, 0), ([2, 2, 2], nil, 3, 1, 0), ([1, 1], nil, 3, 0, 0),
+            // The edge 0.4 s past the end: 2.6 s back from it, 0.4 into the segment.
+            ([1, 1, 1, 1, 1], 0.4, 3, 2, 0.4), ([1, 1, 1, 1, 1], 0, 3, 2, 0), ([1, 1, 1, 1, 1], 0.99, 3, 2, 0.99),
+            ([2, 2, 2, 2], 1.5, 4, 2, 1.5), ([2, 2, 2, 2], 0.5, 6, 1, 0.5),
+            // A list shorter than the target: its first segment, from the start.
+            ([1, 1], 0.5, 3, 0, 0),
+          ] as [([Double], Double?, Double, Int, Double)])
+    func liveStart(durations: [Double], lead: Double?, target: Double, index: Int, skip: Double) {
+        let start = SegmentStream.liveStart(of: Self.playlist(durations, lead: lead), target: target)
+        #expect(start.index == index && abs(start.skip - skip) < 1e-9, "\(start)")
+    }
+
+    @Test("The live edge's lead past the last listed segment: never negative, at most that segment (a manifest's lag beyond)",
+          arguments: [(10.5, 10, 1, 0.5), (9.8, 10, 1, 0), (13, 10, 2, 2), (10, 10, 1, 0)] as [(Double, Double, Double, Double)])
+    func liveEdgeLead(now: Double, lastEnd: Double, lastDuration: Double, expected: Double) {
+        #expect(DASHManifests.liveEdgeLead(now: now, lastEnd: lastEnd, lastDuration: lastDuration) == expected)
+    }
+}
+
 @Suite struct LiveInputTests {
     @Test(arguments: [
         ("udp://239.0.0.1:1234", true, true), ("rtp://127.0.0.1:5004", true, true), ("tcp://127.0.0.1:9000", true, false),

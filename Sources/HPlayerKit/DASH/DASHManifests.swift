@@ -234,6 +234,8 @@ final class DASHManifests: ManifestFrontEnd {
         media.playlistType = mpd.isDynamic ? nil : .vod
         var first: (representation: MPDRepresentation, rank: Int)?
         var origin: Double?
+        /// The last listed segment's end, in seconds from the availability start.
+        var lastEnd: Double?
         for (periodIndex, period) in mpd.periods.enumerated() {
             guard let representation = Self.representation(selection, in: period, matching: first) else {
                 if periodIndex == 0 { throw MPDError("no such Representation (\(selection.text))") }
@@ -255,6 +257,7 @@ final class DASHManifests: ManifestFrontEnd {
             guard media.segments.count + segments.count <= MPDSegmentIndex.segmentLimit else {
                 throw MPDError("more than \(MPDSegmentIndex.segmentLimit) segments over the Periods")
             }
+            if let last = segments.last { lastEnd = period.start + last.start + last.duration }
             for (index, segment) in segments.enumerated() {
                 guard let primary = segment.urls.first else { continue }
                 media.segments.append(HLSSegment(
@@ -266,7 +269,12 @@ final class DASHManifests: ManifestFrontEnd {
         }
         media.mediaSequence = media.segments.first?.sequenceNumber ?? 0
         media.targetDuration = media.segments.map(\.duration).max()?.rounded(.up) ?? (mpd.isDynamic ? 2 : 0)
-        if mpd.isDynamic { media.holdBack = Self.holdBack(mpd, segmentDuration: media.segments.map(\.duration).max() ?? media.targetDuration) }
+        if mpd.isDynamic {
+            media.holdBack = Self.holdBack(mpd, segmentDuration: media.segments.map(\.duration).max() ?? media.targetDuration)
+            if let lastEnd, let now = presentationNow(mpd), let last = media.segments.last {
+                media.liveEdgeLead = Self.liveEdgeLead(now: now, lastEnd: lastEnd, lastDuration: last.duration)
+            }
+        }
         return media
     }
 
@@ -284,12 +292,25 @@ final class DASHManifests: ManifestFrontEnd {
         return max(wanted, 2 * segmentDuration)
     }
 
+    /// How far past the last listed segment's end the live edge is: at most a segment, as one
+    /// listed later than that is the manifest's lag (a timeline updated now and then), which
+    /// playback can only start behind.
+    static func liveEdgeLead(now: Double, lastEnd: Double, lastDuration: Double) -> Double {
+        min(max(0, now - lastEnd), lastDuration)
+    }
+
+    /// Now on the server's clock (UTCTiming's, else this machine's), in seconds from the
+    /// availability start; nil for an MPD with none.
+    private func presentationNow(_ mpd: MPD) -> Double? {
+        mpd.availabilityStartTime.map { WallClock.now() + (clockOffset ?? 0) - $0 }
+    }
+
     private func segments(of representation: MPDRepresentation, in period: MPDPeriod, periodIndex: Int, mpd: MPD,
                           stream: SegmentStream) throws(MPDError) -> [DASHSegment] {
         guard case let .base(base)? = representation.segments else {
             var liveEdge: (now: Double, depth: Double?)?
-            if mpd.isDynamic, let start = mpd.availabilityStartTime {
-                liveEdge = (WallClock.now() + (clockOffset ?? 0) - start - period.start, mpd.timeShiftBufferDepth)
+            if mpd.isDynamic, let now = presentationNow(mpd) {
+                liveEdge = (now - period.start, mpd.timeShiftBufferDepth)
             }
             return try MPDSegmentIndex.segments(of: representation, periodDuration: period.duration, liveEdge: liveEdge)
         }

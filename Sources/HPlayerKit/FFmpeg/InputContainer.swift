@@ -403,6 +403,13 @@ final class InputContainer: @unchecked Sendable {
     /// renditions, the earliest of theirs and its own.
     var startTime: Double { renditions.reduce(firstStart) { min($0, $1.startTime) } }
 
+    /// Live, with a clock to go by: the time playback starts at, into the first segment read;
+    /// what comes before it is decoded and dropped. Nil: from the first packet.
+    var liveStartTime: Double? {
+        guard !leftToLibavformat, let skip = segmentStream?.liveStartSkip else { return nil }
+        return firstStart + skip
+    }
+
     /// The stream analysis sets it; without one, the earliest stream start, as the analysis would.
     private var startTimeOfContext: Double {
         guard let context else { return 0 }

@@ -130,6 +130,10 @@ package struct HLSMediaPlaylist: Equatable, Sendable {
     /// Live: how far behind the live edge playback starts and keeps (a DASH latency target);
     /// nil: three target durations.
     package var holdBack: Double?
+    /// Live, where the manifest's clock says: how far past the last listed segment's end the
+    /// live edge is now (a DASH segment is listed once it has all been made). Playback then
+    /// starts `holdBack` behind the live edge itself, within a segment, not at a segment's start.
+    package var liveEdgeLead: Double?
 
     package var isLive: Bool { !hasEndList && playlistType != .vod }
     package var duration: Double { segments.reduce(0) { $0 + $1.duration } }

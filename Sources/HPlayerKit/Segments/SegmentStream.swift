@@ -190,6 +190,9 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// the latency live playback keeps to. Nil for a playlist that has ended, or that gives no
     /// durations.
     var liveHoldBack: Double?
+    /// Live, with a clock to go by: the seconds of the first segment before where playback
+    /// starts, decoded and dropped (`SegmentStream.liveStart`).
+    var liveStartSkip: Double?
 
     package func open(at offset: Int64) throws(MediaError) {
         switch try manifest(at: url) {
@@ -246,11 +249,13 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         isSectioned = Self.isFragmented(playlist)
         sequenceNumber = playlist.mediaSequence - 1  // an empty live playlist waits for its first segment
         publishCacheLayout()
-        let first = firstSegmentIndex()
+        let (first, skip) = Self.liveStart(of: playlist, target: liveTarget)
         if playlist.isLive {
             // At least the hold-back: a playlist just begun lists fewer, an empty one none.
-            let holdBack = max(playlist.segments[first...].reduce(0) { $0 + $1.duration }, liveTarget)
+            let listed = playlist.segments[first...].reduce(0) { $0 + $1.duration } + (playlist.liveEdgeLead ?? 0) - skip
+            let holdBack = max(listed, liveTarget)
             liveHoldBack = holdBack > 0 ? holdBack : nil
+            liveStartSkip = skip > 0 ? skip : nil
         }
         try startSegment(at: first)
     }
@@ -356,16 +361,21 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// DASH latency target), else three target durations (RFC 8216's default).
     var liveTarget: Double { playlist.holdBack ?? 3 * playlist.targetDuration }
 
-    /// VOD: the first segment. Live: the one `liveTarget` from the live edge.
-    private func firstSegmentIndex() -> Int {
-        guard playlist.isLive else { return 0 }
+    /// Where playback starts: VOD, the first segment. Live, the segment `target` behind the live
+    /// edge: the playlist's end, or past it by its `liveEdgeLead`; with a lead (a clock to go
+    /// by), also how far into that segment, so that playback starts `target` behind the edge
+    /// itself, not up to a segment more.
+    static func liveStart(of playlist: HLSMediaPlaylist, target: Double) -> (index: Int, skip: Double) {
+        guard playlist.isLive else { return (0, 0) }
+        let back = target - (playlist.liveEdgeLead ?? 0)
         var remaining = 0.0
         var index = playlist.segments.count
-        while index > 0, remaining < liveTarget - 0.001 {
+        while index > 0, remaining < back - 0.001 {
             index -= 1
             remaining += playlist.segments[index].duration
         }
-        return index
+        guard playlist.liveEdgeLead != nil, index < playlist.segments.count else { return (index, 0) }
+        return (index, min(max(0, remaining - back), playlist.segments[index].duration))
     }
 
     /// Opens segment `index`, or the first after it that can be fetched.

@@ -166,6 +166,11 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
         if let live { Log.source.info("\(url): live mode: no start-up buffering, catching up past \(live.latencyTarget) s queued") }
         try container.open(fullAnalysis: false)
         tracks = try makeTracks()
+        if let start = container.liveStartTime {
+            // Before any packet is read, so each decoder finds the target as it begins.
+            for track in tracks { track.setDropTarget(serial: readSerial, pts: start) }
+            Log.source.info("\(url): live: starting at \(DecimalText.fixed(start, places: 3)) s, the latency target behind the live edge")
+        }
         let info = MediaProbe.info(of: container)
         let subtitles = makeSubtitleTracks(info: info) + startTextRenditions()
         try delegate?.source(self, didOpen: info, tracks: tracks, subtitles: subtitles)
