@@ -34,7 +34,7 @@ esac
 # times under ThreadSanitizer. (The suites of damaged input, and the corpus sweep, run in the
 # plain build alone: they drive the same threads as these, over other bytes.)
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests)\.'
-integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart|Lifecycle|DASHText)/'
+integration=('Playback/(HLSPlayback|NamedPipes|Idle|IPCObservers|MPRIS|RenditionStart|Lifecycle|DASHText|HLSText)/'
              'Playback/(CachePlayback|Encoding|HardwareDecoding|LoadFileBurst|ByteSources|Metadata|MetadataInTheWindow)/'
              'Playback/(NetworkPlayback|LiveStreams|Seeking|Looping|Speed|IPC|AudioGroupSwitching|RawStreams)/')
 scratch=".build/sanitize-$sanitizer"

@@ -3,9 +3,9 @@ import Glibc
 import HPlayerKit
 
 extension CacheCommand {
-    /// `hplayer cache prefetch`: a whole file, or an HLS variant (and its audio rendition, and a
-    /// DASH presentation's text sets), read
-    /// through the disk cache and nowhere else, for playing offline later.
+    /// `hplayer cache prefetch`: a whole file, or an HLS variant (and its audio rendition, and
+    /// its subtitle renditions or a DASH presentation's text sets), read through the disk cache
+    /// and nowhere else, for playing offline later.
     struct Prefetch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "prefetch",

@@ -193,9 +193,9 @@ import Testing
         let reader = TextRenditionReader(url: "file://\(folder)/text.mpd#text=0/0", description: description, network: NetworkOptions(),
                                          startTime: 0, readAhead: 3)
         #expect(reader.waitForCues(through: 3.5, until: MonotonicClock.now() + 20))
-        reader.noteReadPosition(1)
+        reader.noteReadPosition(1, discontinuity: nil)
         // Read on to 1 + 3 s and a segment more at most, whenever it stops.
-        reader.seek(to: 15)
+        reader.seek(to: 15, discontinuity: 0)
         #expect(reader.waitForCues(through: 17.5, until: MonotonicClock.now() + 20))
         reader.close()
         let texts = reader.track.cues.map(\.text)

@@ -31,6 +31,7 @@ extension SegmentStream {
                 isAtSectionEnd = sectionHasBytes
             }
         }
+        if endsSectionAtEachSegment { isAtSectionEnd = sectionHasBytes }
         wholeSegment.removeAll(keepingCapacity: true)
         wholeSegmentRead = 0
         keyFramePrefixLength = 0

@@ -146,10 +146,10 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     var refusedRendition: String?
     /// The master playlist's variants, the one playing marked (set by `open`; nil for a media playlist).
     package internal(set) var variants: [VariantInfo]?
-    /// A DASH manifest's Periods, sets and Representations, those fetched marked (set by `open`).
-    /// The text renditions to read alongside, resolved: a DASH presentation's text sets. (An
-    /// HLS subtitles rendition is WebVTT text, not read yet.)
+    /// The text renditions to read alongside, resolved: a DASH presentation's text sets, the
+    /// SUBTITLES group an HLS variant names (set by `open`).
     package internal(set) var textRenditions: [(rendition: HLSRendition, url: String)] = []
+    /// A DASH manifest's Periods, sets and Representations, those fetched marked (set by `open`).
     package var manifestPeriods: [ManifestPeriod]? {
         (front as? DASHManifests)?.periods(playing: [playlistURL] + (audioRenditionURL.map { [$0] } ?? []) + textRenditions.map(\.url))
     }
@@ -193,6 +193,11 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
     /// Live, with a clock to go by: the seconds of the first segment before where playback
     /// starts, decoded and dropped (`SegmentStream.liveStart`).
     var liveStartSkip: Double?
+    /// A text rendition's stream: each segment ends a section (a WebVTT file is whole in itself).
+    package var endsSectionAtEachSegment = false
+    /// The discontinuity sequence number of the segment reading started at (the open, the
+    /// latest seek): the one a playback timeline starts on.
+    package private(set) var startDiscontinuity = 0
 
     package func open(at offset: Int64) throws(MediaError) {
         switch try manifest(at: url) {
@@ -226,11 +231,11 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
                 audioRenditionChoice.wanted = audioRenditionURL
                 Log.network.info("\(url): the sound is the audio rendition \"\(rendition.name)\"\(rendition.language.map { " (\($0))" } ?? "")")
             }
-            if front is DASHManifests {
-                textRenditions = master.renditions.compactMap { rendition in
-                    guard rendition.kind == .subtitles, let uri = rendition.uri else { return nil }
-                    return (rendition, HLSURL.resolve(uri, against: url))
-                }
+            // DASH: every text set (one group); HLS: the variant's SUBTITLES group.
+            textRenditions = master.renditions.compactMap { rendition in
+                guard rendition.kind == .subtitles, let uri = rendition.uri,
+                      front is DASHManifests || rendition.groupID == variant.subtitlesGroup else { return nil }
+                return (rendition, HLSURL.resolve(uri, against: url))
             }
             self.master = master
             variantIndex = chosen
@@ -257,6 +262,7 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
             liveHoldBack = holdBack > 0 ? holdBack : nil
             liveStartSkip = skip > 0 ? skip : nil
         }
+        if first < playlist.segments.count { startDiscontinuity = playlist.segments[first].discontinuitySequence }
         try startSegment(at: first)
     }
 
@@ -341,9 +347,22 @@ package final class SegmentStream: TimeSeekableByteSource, @unchecked Sendable {
         // A new section starts with the segment, its initialization section first.
         sectionInit = nil
         beginSection()
+        if index < playlist.segments.count { startDiscontinuity = playlist.segments[index].discontinuitySequence }
         // Far past what was read: libavformat then seeks instead of reading forward to get there.
         try startSegment(at: index, position: highestPosition + (1 << 32))
         return segmentStart
+    }
+
+    /// The segment being read, and where it starts on its playlist's timeline (seconds).
+    package var segmentBeingRead: (segment: HLSSegment, start: Double)? {
+        guard let segmentIndex, segmentIndex < playlist.segments.count else { return nil }
+        return (playlist.segments[segmentIndex], playlist.segments[..<segmentIndex].reduce(0) { $0 + $1.duration })
+    }
+
+    /// The discontinuity sequence number of the segment being read.
+    package var discontinuityBeingRead: Int? {
+        guard let segmentIndex, segmentIndex < playlist.segments.count else { return nil }
+        return playlist.segments[segmentIndex].discontinuitySequence
     }
 
     package func beginSection() {

@@ -121,7 +121,6 @@ extension FFmpegSource {
         // A single packet stamped far from its neighbours (say 16 s ahead, between two 20 ms
         // apart) is a bad timestamp, not a gap to fill with silence: the packet after it decides.
         let dts = decodeTimestamp(of: packet)
-        if !textReaders.isEmpty { keepTextAhead(of: packet, track: track) }
         if let held = reading[index].heldPacket {
             reading[index].heldPacket = nil
             if !reading[index].timeline.isOutOfLine(dts: dts, timeBase: track.timeBase), let heldDts = decodeTimestamp(of: held) {
@@ -160,6 +159,7 @@ extension FFmpegSource {
                                                     limits: reading[index].limits, lastJump: &lastJump)
         if segment.start != previousStart {
             Log.source.info("\(url): \(track.kind) timestamps jump at \(track.timeBase.seconds(segment.start) ?? 0)s; playback goes on without a gap")
+            noteTimelineJump(segment, track: track)
         }
         let rawEnd = noteEnd(of: avPacket, track: index, segment: segment)
         if reading[index].hasEnded {
@@ -170,6 +170,7 @@ extension FFmpegSource {
         reading[index].lastArrival = MonotonicClock.now()
         packet.serial = readSerial
         packet.segment = segment
+        if !textReaders.isEmpty { keepTextAhead(of: packet, track: track) }
         track.countQueued(packet)
         enqueue(packet, to: track)
         if let end = reading[index].declaredAudioEnd, let rawEnd, rawEnd >= end - 0.001, !isLooping {
@@ -332,7 +333,7 @@ extension FFmpegSource {
         }
         // A raw stream that could not go back (a pipe) plays on from where it is.
         let dropsToTarget = isRaw ? result >= 0 : request.mode != .keyframe
-        for reader in textReaders { reader.seek(to: position) }
+        for reader in textReaders { reader.seek(to: position, discontinuity: container.segmentStream?.startDiscontinuity ?? 0) }
         isTextLate = false
         readSerial = request.serial
         lock.withLock { readFailureValue = nil }

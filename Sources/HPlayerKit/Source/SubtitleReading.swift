@@ -39,11 +39,14 @@ extension FFmpegSource {
     func startTextRenditions() -> [SubtitleTrack] {
         guard let stream = container.segmentStream else { return [] }
         textReaders = stream.textRenditions.map { rendition, url in
-            let codec = rendition.codecs.first ?? ""
+            // An HLS rendition names no codec of its own: its segments are WebVTT files (or
+            // fMP4 of WebVTT samples), which the reader tells apart.
+            let codec = rendition.codecs.first ?? "webvtt"
             let description = SubtitleTrackDescription(
                 streamIndex: nil, path: nil, codec: codec.hasPrefix("stpp") ? "ttml" : codec.hasPrefix("wvtt") ? "webvtt" : codec,
                 language: rendition.language, title: rendition.name, isDefault: rendition.isDefault)
-            return TextRenditionReader(url: url, description: description, network: container.network, startTime: container.startTime)
+            return TextRenditionReader(url: url, description: description, network: container.network, startTime: container.startTime,
+                                       discontinuity: stream.startDiscontinuity)
         }
         let readers = textReaders
         lock.withLock { openedTextReaders = readers }
@@ -54,11 +57,13 @@ extension FFmpegSource {
     /// its time are read (at the start and after a seek; they read ahead of it otherwise), so
     /// that no picture is shown before its cue is known. A rendition later than `textWait`
     /// is no longer waited for, until the next seek: it never holds playback up for long.
+    /// Called once `packet` is placed on its stream's timeline: its time there is the cues'.
     func keepTextAhead(of packet: Packet, track: Track) {
         let avPacket = packet.avPacket.pointee
         let stamp = avPacket.pts != noTimestamp ? avPacket.pts : avPacket.dts
-        guard let seconds = track.timeBase.seconds(stamp) else { return }
-        for reader in textReaders { reader.noteReadPosition(seconds) }
+        guard stamp != noTimestamp, let seconds = track.timeBase.seconds(stamp + packet.segment.offset - packet.segment.loopOffset) else { return }
+        let discontinuity = container.segmentStream?.discontinuityBeingRead
+        for reader in textReaders { reader.noteReadPosition(seconds, discontinuity: discontinuity) }
         guard !isTextLate else { return }
         let deadline = MonotonicClock.now() + Self.textWait
         for reader in textReaders where !reader.waitForCues(through: seconds, until: deadline) {
@@ -66,6 +71,14 @@ extension FFmpegSource {
             isTextLate = true
             return
         }
+    }
+
+    /// A stream's timeline jumped (an HLS discontinuity): the text renditions' WebVTT, stamped
+    /// on the media's own timestamps, is shifted with it.
+    func noteTimelineJump(_ segment: TimelineSegment, track: Track) {
+        guard !textReaders.isEmpty, let discontinuity = container.segmentStream?.discontinuityBeingRead,
+              let shift = track.timeBase.seconds(segment.offset - segment.loopOffset) else { return }
+        for reader in textReaders { reader.noteTimelineJump(discontinuity: discontinuity, shift: shift) }
     }
 
     /// How long a packet waits for the text renditions' cues at its time.
