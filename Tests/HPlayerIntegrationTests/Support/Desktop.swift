@@ -107,13 +107,19 @@ enum Desktop {
         var height: Int
     }
 
-    /// The window whose title is `title`, once it has appeared.
+    /// The window whose title is `title`, once it has appeared. xdotool's search asks each
+    /// window for its name, and fails with BadWindow when one of them (another test's player,
+    /// closing) is gone by then: that search is made again, not taken as an answer.
     static func window(titled title: String, timeout: Double = 15) throws -> Window {
-        let found = try Command.run(["timeout", "\(timeout)", "xdotool", "search", "--sync", "--name", "^\(title)$"], timeout: timeout + 5)
-        guard found.status == 0, let id = found.stdout.split(separator: "\n").first.map(String.init) else {
-            throw FixtureError(description: "no window titled \(title): \(found.stderr)")
+        let deadline = MonotonicClock.now() + timeout
+        while true {
+            let left = max(1, deadline - MonotonicClock.now())
+            let found = try Command.run(["timeout", "\(left)", "xdotool", "search", "--sync", "--name", "^\(title)$"], timeout: left + 5)
+            if found.status == 0, let id = found.stdout.split(separator: "\n").first.map(String.init) { return try describe(id) }
+            guard found.stderr.contains("BadWindow"), MonotonicClock.now() < deadline else {
+                throw FixtureError(description: "no window titled \(title): \(found.stderr)")
+            }
         }
-        return try describe(id)
     }
 
     static func describe(_ id: String) throws -> Window {
