@@ -409,7 +409,7 @@ extension Playback {
         }
 
         /// The frames are ffmpeg's, in a run from mid-stream, at the 3 s target: within half a
-        /// second (the start-up's own delay), and `clockResolution` more (a Date field's whole
+        /// second (the start-up's own delay), and half `clockResolution` more (a Date field's whole
         /// seconds leave the server's clock half a second unknown either way).
         static func check(_ frames: [PresentedFrame], latencies: [Double], folder: String, clockResolution: Double = 0) throws {
             let steps = zip(frames.dropFirst(), frames).map { $0.pts - $1.pts }

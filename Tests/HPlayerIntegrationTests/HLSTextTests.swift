@@ -4,7 +4,7 @@ import HPlayerTestSupport
 import Testing
 
 extension Playback {
-    /// HLS SUBTITLES renditions of WebVTT segments (docs/subtitles.md, "HLS"): the corpus's real
+    /// HLS SUBTITLES renditions of WebVTT segments (docs/playing.md, "HLS subtitle renditions"): the corpus's real
     /// set (X-TIMESTAMP-MAP, a discontinuity the text playlist puts elsewhere than the video's)
     /// and one ffmpeg's HLS muxer writes (no timestamp map), served by the fault server.
     /// About 10 s in all.

@@ -9,7 +9,7 @@ import Testing
           arguments: [
             ("00:01.500", 1.5), ("01:02:03.004", 3723.004), ("100:00:00.000", 360_000), ("59:59.999", 3599.999),
             ("1:02.000", nil), ("00:60.000", nil), ("60:00.000", nil), ("00:01.5", nil), ("00:01,500", nil), ("00:01", nil),
-            ("", nil), ("a:00:01.000", nil), ("00:00:00:01.000", nil),
+            ("", nil), ("a:00:01.000", nil), ("00:00:00:01.000", nil), ("00:-1.000", nil), ("00:00.-01", nil), ("+0:00.000", nil),
           ] as [(String, Double?)])
     func timestamps(text: String, expected: Double?) {
         let seconds = WebVTTDocument.timestamp(Substring(text))

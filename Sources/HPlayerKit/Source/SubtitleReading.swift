@@ -37,7 +37,8 @@ extension FFmpegSource {
     /// A track for each text rendition the segment stream names (a DASH text set), read
     /// alongside by a reader of its own; numbered after the file's subtitle streams.
     func startTextRenditions() -> [SubtitleTrack] {
-        guard let stream = container.segmentStream else { return [] }
+        // A stream left to libavformat is not read by ours: its renditions could not be placed.
+        guard let stream = container.segmentStream, stream.unsupportedFeature == nil else { return [] }
         textReaders = stream.textRenditions.map { rendition, url in
             // An HLS rendition names no codec of its own: its segments are WebVTT files (or
             // fMP4 of WebVTT samples), which the reader tells apart.

@@ -285,7 +285,7 @@ private struct Reading {
 
     /// The WebVTT segment has been read whole: it waits for its place on the timeline.
     mutating func finishWebVTTSegment(url: String) {
-        guard let segment, !segmentBytes.isEmpty else { return }
+        guard let segment else { return }
         defer {
             segmentBytes.removeAll(keepingCapacity: true)
             self.segment = nil
@@ -295,6 +295,7 @@ private struct Reading {
             if document.skippedBlocks > 0 { tell("\(document.skippedBlocks) blocks that are neither cues nor notes", url: url) }
         } catch {
             tell("a segment that is not WebVTT (\(error.reason))", url: url)
+            webVTT.appendNothing(discontinuity: segment.discontinuity, end: segment.end)
         }
     }
 

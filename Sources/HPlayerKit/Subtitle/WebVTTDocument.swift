@@ -88,6 +88,7 @@ package struct WebVTTDocument: Equatable, Sendable {
         guard (2...3).contains(fields.count), let last = fields.last else { return nil }
         let secondsParts = last.split(separator: ".", omittingEmptySubsequences: false)
         guard secondsParts.count == 2, secondsParts[0].count == 2, secondsParts[1].count == 3,
+              (secondsParts[0] + secondsParts[1]).allSatisfy({ $0.isASCII && $0.isNumber }),
               let seconds = Int(secondsParts[0]), let milliseconds = Int(secondsParts[1]), seconds < 60,
               fields.dropLast().allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return nil }
         let minutes = Int(fields[fields.count - 2]) ?? 60

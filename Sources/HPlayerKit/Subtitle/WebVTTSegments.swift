@@ -43,6 +43,12 @@ package struct WebVTTSegments {
         return document
     }
 
+    /// A segment with no cues to give (empty, or not WebVTT): the cues are known up to its end
+    /// all the same, in order.
+    package mutating func appendNothing(discontinuity: Int, end: Double) {
+        waiting.append(Segment(document: WebVTTDocument(), discontinuity: discontinuity, end: end))
+    }
+
     /// The cues of the segments, from the first waiting, whose place is now known: `shift`
     /// gives a discontinuity's (nil: not yet); `near`, media seconds the media is being read at.
     package mutating func resolve(near: Double, shift: (Int) -> Double?) -> [SubtitleCue] {
