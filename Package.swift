@@ -40,6 +40,13 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // libass from Debian's libass-dev: subtitles drawn as their authors styled them
+        // (Subtitle/SubtitleRenderer.swift), the same library Debian's mpv draws them with.
+        .systemLibrary(
+            name: "CASS",
+            pkgConfig: "libass",
+            providers: [.apt(["libass-dev"])]
+        ),
         // SQLite from Debian's libsqlite3-dev: the disk cache's index (Cache/CacheStore.swift).
         .systemLibrary(
             name: "CSQLite",
@@ -58,10 +65,12 @@ let package = Package(
         .target(name: "CXMLShim", dependencies: ["CXML2"]),
         // The few FFmpeg macros Swift cannot import, and the av_log bridge (needs va_list).
         .target(name: "CHPlayerShim", dependencies: ["CFFmpeg"]),
+        // libass's log callback (needs va_list).
+        .target(name: "CASSShim", dependencies: ["CASS"]),
         .target(
             name: "HPlayerKit",
             dependencies: [
-                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite", "CXMLShim",
+                "CFFmpeg", "CHPlayerShim", "CCurl", "CCurlShim", "CSQLite", "CXMLShim", "CASS", "CASSShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -98,7 +107,7 @@ let package = Package(
         .executableTarget(name: "example-headless", dependencies: ["HPlayerKit"], path: "Examples/HeadlessPlayer"),
         .executableTarget(name: "example-window", dependencies: ["HPlayerKit", "HPlayerSDL"], path: "Examples/WindowPlayer"),
         .target(name: "HPlayerTestSupport", dependencies: ["HPlayerKit"], path: "Tests/HPlayerTestSupport"),
-        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg"]),
+        .testTarget(name: "HPlayerKitTests", dependencies: ["HPlayerKit", "HPlayerTestSupport", "CFFmpeg", "CASS"]),
         .testTarget(name: "HPlayerSDLTests", dependencies: ["HPlayerSDL", "HPlayerKit"]),
         .testTarget(name: "HPlayerIPCTests", dependencies: ["HPlayerIPC", "HPlayerKit", "HPlayerTestSupport"]),
         .testTarget(name: "HPlayerMPRISTests", dependencies: ["HPlayerMPRIS", "HPlayerIPC", "CDBus"]),

@@ -25,6 +25,8 @@ targets=("$@")
 scratch=.build/fuzz
 corpus_root=.build/fuzz-corpus
 findings=.build/fuzz-findings
+# fontconfig keeps its configuration for the process's life (scripts/lsan.supp).
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp"
 shared=../shared/corpus
 
 # SwiftPM links an executable's entry point as TARGET_main; each target's calls libFuzzer's

@@ -57,6 +57,7 @@ export SWIFT_BACKTRACE=enable=no
 export HPLAYER_REALTIME_LIST="$work/realtime"
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 log_path=$work/report"
 export ASAN_OPTIONS="halt_on_error=0 detect_leaks=1 log_path=$work/report"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp"
 status=0
 # A sanitizer's runtime cannot start under a file size limit (even `hplayer --version` dies of a
 # SIGBUS in it under `ulimit -f`): the cache's write-error test runs in the plain build only.

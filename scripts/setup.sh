@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what HPlayer needs on Debian 12 that is not there yet: FFmpeg 5.1's and SDL2's
-# development libraries, libcurl (every network byte), SQLite (the disk cache's index), libxml2 (DASH manifests), libpulse
+# development libraries, libcurl (every network byte), SQLite (the disk cache's index), libxml2 (DASH manifests), libass (subtitles), libpulse
 # (to ask the sound server its latency), libdbus (MPRIS: media keys and the desktop's media
 # controls), a font for the on-screen display, and the ffmpeg tool.
 # With --for-tests, also what the tests drive and measure with: an X server, a sound server, X
@@ -13,7 +13,7 @@ packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavfilter-dev
   libsdl2-dev libsdl2-ttf-dev libpulse-dev fonts-dejavu-core libcurl4-openssl-dev ca-certificates
-  libsqlite3-dev libdbus-1-dev libxml2-dev
+  libsqlite3-dev libdbus-1-dev libxml2-dev libass-dev
   ffmpeg
 )
 if [ "${1:-}" = "--for-tests" ]; then

@@ -83,7 +83,7 @@ export HPLAYER_REALTIME_LIST="$work/realtime"
 # others do not name, so a new suite runs somewhere.
 units='^(HPlayerKitTests|HPlayerIPCTests|HPlayerMPRISTests|HPlayerSDLTests|hplayerTests)\.'
 shards=('Playback/(HLSPlayback|Packaging|HugeNumbers)/'
-        'Playback/(CachePlayback|Subtitles|DASHPlayback|DASHText|HLSText)/'
+        'Playback/(CachePlayback|Subtitles|StyledSubtitles|DASHPlayback|DASHText|HLSText)/'
         'Playback/(CommandLine|Encoding|IPC|NamedPipes|Record|Lifecycle)/'
         'Playback/(LiveStreams|NetworkPlayback|CorpusSweep|AudioGroupSwitching|Seeking|Snapshots)/')
 echo "== the tests that may share the machine, in six processes =="

@@ -64,8 +64,8 @@ public final class CommandRunner: Sendable {
         case .quitWatchLater(let code):
             frontEnd.quit(code: code, savingPosition: true)
             return .success(.none)
-        case .screenshot:
-            return frontEnd.screenshot() ? .success(.some(.null)) : .failure(.commandFailed)
+        case .screenshot(let withSubtitles):
+            return frontEnd.screenshot(withSubtitles: withSubtitles) ? .success(.some(.null)) : .failure(.commandFailed)
         case .observeProperty, .unobserveProperty:
             return .failure(.invalidParameter)
         // mpv's idle-active: playback is over and the player waits (--idle); between two files
@@ -221,8 +221,9 @@ public protocol CommandFrontEnd: IPCPlaylist {
     /// Ends playback with this exit code; `savingPosition`, remembering where the file stands
     /// (mpv's quit-watch-later).
     func quit(code: Int32, savingPosition: Bool)
-    /// Writes the frame on screen to a PNG; false when there is none.
-    func screenshot() -> Bool
+    /// Writes the frame on screen to a PNG, with the subtitles on it or without; false when
+    /// there is none.
+    func screenshot(withSubtitles: Bool) -> Bool
     /// false without a window.
     func toggleFullscreen() -> Bool
 }

@@ -51,8 +51,9 @@ public enum IPCCommand: Equatable, Sendable {
     case quit(code: Int32)
     /// Quit, remembering the position for a later resume.
     case quitWatchLater(code: Int32)
-    /// Write the frame on screen to a PNG.
-    case screenshot
+    /// Write the frame on screen to a PNG, with the subtitles shown on it or without (mpv's
+    /// `video` flag).
+    case screenshot(withSubtitles: Bool)
     /// `loadlist`: the entries of a playlist file, in place of the playlist or after it.
     case loadList(path: String, mode: LoadMode)
     case playlist(PlaylistRequest)
@@ -136,9 +137,11 @@ public enum IPCCommand: Equatable, Sendable {
             guard let code = arguments.isEmpty ? 0 : number(0), let exitCode = Int32(exactly: code) else { return nil }
             self = name == "quit" ? .quit(code: exitCode) : .quitWatchLater(code: exitCode)
         case "screenshot":
-            // mpv's flags (subtitles, video, window, each-frame) all write the frame on screen here.
+            // mpv's flags: subtitles (the default) and window draw the subtitles on the frame,
+            // video leaves them out; each-frame is taken as one frame.
             guard arguments.count <= 1 else { return nil }
-            self = .screenshot
+            let flags = arguments.isEmpty ? [] : (text(0) ?? "").split(separator: "+")
+            self = .screenshot(withSubtitles: !flags.contains("video"))
         case "loadlist":
             guard let path = text(0), arguments.count <= 2 else { return nil }
             guard let mode = arguments.count > 1 ? text(1).flatMap(LoadMode.init) : .replace else { return nil }

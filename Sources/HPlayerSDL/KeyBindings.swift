@@ -7,8 +7,8 @@ public enum InputCommand: Equatable, Sendable {
     case player(PlayerCommand)
     /// Full screen, or back (the window's `toggleFullscreen`).
     case toggleFullscreen
-    /// Write the frame on screen to a PNG (mpv's screenshot).
-    case screenshot
+    /// Write the frame on screen to a PNG, with its subtitles or without (mpv's s and S).
+    case screenshot(withSubtitles: Bool)
     /// Quit (q, Esc, the window's close button).
     case quit
     /// Quit, remembering the position for a later resume (mpv's quit-watch-later).
@@ -92,7 +92,8 @@ public enum KeyBindings {
         case .character("9"): return .player(.changeVolume(by: -2))
         case .character("0"): return .player(.changeVolume(by: 2))
         case .character("f"): return .toggleFullscreen
-        case .character("s"): return .screenshot
+        case .character("s"): return .screenshot(withSubtitles: true)
+        case .character("S"): return .screenshot(withSubtitles: false)
         case .character("q"), .escape: return .quit
         case .character("Q"): return .quitSavingPosition
         case .character(">"), .enter: return .playlistNext

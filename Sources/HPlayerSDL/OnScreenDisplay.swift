@@ -4,9 +4,9 @@ import Logging
 
 /// The on-screen display: a progress bar with the played and the buffered part and, for network
 /// media, what the disk cache holds (a blue strip along its foot, as mpv marks its cache's
-/// ranges), the chapters' starts (ticks through it, as mpv's), position / duration, and short notices that fade. Shown on a key press or a mouse move, hidden after
-/// two seconds of quiet; always shown while paused. And the subtitles, over the bottom of the
-/// picture, white with a black outline, sized to the window.
+/// ranges), the chapters' starts (ticks through it, as mpv's), position / duration, and short
+/// notices that fade. Shown on a key press or a mouse move, hidden after two seconds of quiet;
+/// always shown while paused. (Subtitles are libass's, drawn under it: `WindowScreen`.)
 ///
 /// Lives on the window thread. Text is drawn with SDL2_ttf in DejaVu Sans; without the font,
 /// the bar is drawn alone.
@@ -20,17 +20,6 @@ final class OnScreenDisplay {
     private var visibleUntil = 0.0
     private var notice: (text: String, shownAt: Double)?
     private var texts: [String: (texture: OpaquePointer, width: Int32, height: Int32)] = [:]
-    private var subtitleFont: OpaquePointer?
-    /// The subtitle drawn last, kept until its text or size changes: its outline and its fill.
-    private var subtitleTextures: (key: SubtitleKey, outline: TextTexture, fill: TextTexture)?
-
-    private typealias TextTexture = (texture: OpaquePointer, width: Int32, height: Int32)
-
-    private struct SubtitleKey: Equatable {
-        var text: String
-        var fontSize: Int32
-        var wrapWidth: Int32
-    }
 
     init() {
         guard TTF_Init() == 0 else {
@@ -38,15 +27,12 @@ final class OnScreenDisplay {
             return
         }
         font = Self.fontPaths.lazy.compactMap { TTF_OpenFont($0, 18) }.first
-        subtitleFont = Self.fontPaths.lazy.compactMap { TTF_OpenFont($0, 32) }.first
-        if let subtitleFont { TTF_SetFontWrappedAlign(subtitleFont, Int32(TTF_WRAPPED_ALIGN_CENTER)) }
         if font == nil { Log.window.warning("no on-screen text: DejaVu Sans not found (fonts-dejavu-core)") }
     }
 
     deinit {
         releaseTextures()
         if let font { TTF_CloseFont(font) }
-        if let subtitleFont { TTF_CloseFont(subtitleFont) }
         TTF_Quit()
     }
 
@@ -63,16 +49,10 @@ final class OnScreenDisplay {
     }
 
     func draw(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus?, chapterMarks: [Double],
-              subtitle: String?, at now: Double) {
+              at now: Double) {
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
         let paused = status?.playbackState == .paused
         let showsProgress = (paused || now < visibleUntil) && status != nil
-        if let subtitle {
-            // Above the bar and its time while they show, so neither hides the other.
-            let bottom = showsProgress ? WindowLayout.progressBar(window: window).y - Self.timeTextHeight
-                : window.height - Int(max(16, Double(window.height) * 0.05))
-            drawSubtitle(subtitle, on: renderer, window: window, bottom: bottom)
-        }
         if showsProgress, let status {
             drawProgress(on: renderer, window: window, status: status, chapterMarks: chapterMarks)
         }
@@ -82,53 +62,6 @@ final class OnScreenDisplay {
             let left = notice.shownAt + Self.noticeLife - now
             drawNotice(notice.text, alpha: UInt8(255 * min(1, left / Self.noticeFade)), on: renderer, window: window)
         }
-    }
-
-    /// The height of the time text over the progress bar, with its gap.
-    private static let timeTextHeight = 30
-
-    /// Draws `text` centred, its last line's foot at `bottom`, its lines wrapped to the window's width.
-    private func drawSubtitle(_ text: String, on renderer: OpaquePointer, window: (width: Int, height: Int), bottom: Int) {
-        let key = SubtitleKey(text: text, fontSize: Int32(min(72, max(14, Double(window.height) * 0.05))),
-                              wrapWidth: Int32(max(100, Double(window.width) * 0.9)))
-        if subtitleTextures?.key != key { renderSubtitle(key, on: renderer) }
-        guard let (_, outline, fill) = subtitleTextures else { return }
-        let x = Int32((window.width - Int(outline.width)) / 2)
-        let y = Int32(bottom) - outline.height
-        var box = SDL_Rect(x: x, y: y, w: outline.width, h: outline.height)
-        SDL_RenderCopy(renderer, outline.texture, nil, &box)
-        // The fill is the outline's glyphs without their border: centred on it.
-        box = SDL_Rect(x: x + (outline.width - fill.width) / 2, y: y + (outline.height - fill.height) / 2, w: fill.width, h: fill.height)
-        SDL_RenderCopy(renderer, fill.texture, nil, &box)
-    }
-
-    private static let subtitleOutline: Int32 = 2
-
-    private func renderSubtitle(_ key: SubtitleKey, on renderer: OpaquePointer) {
-        releaseSubtitle()
-        guard let font = subtitleFont else { return }
-        TTF_SetFontSize(font, key.fontSize)
-        func render(_ color: SDL_Color, outline: Int32) -> TextTexture? {
-            TTF_SetFontOutline(font, outline)
-            guard let surface = TTF_RenderUTF8_Blended_Wrapped(font, key.text, color, UInt32(key.wrapWidth)) else { return nil }
-            defer { SDL_FreeSurface(surface) }
-            return SDL_CreateTextureFromSurface(renderer, surface).map { ($0, surface.pointee.w, surface.pointee.h) }
-        }
-        let outline = render(SDL_Color(r: 0, g: 0, b: 0, a: 255), outline: Self.subtitleOutline)
-        let fill = render(SDL_Color(r: 255, g: 255, b: 255, a: 255), outline: 0)
-        guard let outline, let fill else {
-            if let outline { SDL_DestroyTexture(outline.texture) }
-            if let fill { SDL_DestroyTexture(fill.texture) }
-            return
-        }
-        subtitleTextures = (key, outline, fill)
-    }
-
-    private func releaseSubtitle() {
-        guard let drawn = subtitleTextures else { return }
-        SDL_DestroyTexture(drawn.outline.texture)
-        SDL_DestroyTexture(drawn.fill.texture)
-        subtitleTextures = nil
     }
 
     private func drawProgress(on renderer: OpaquePointer, window: (width: Int, height: Int), status: PlayerStatus, chapterMarks: [Double]) {
@@ -196,6 +129,5 @@ final class OnScreenDisplay {
     func releaseTextures() {
         for cached in texts.values { SDL_DestroyTexture(cached.texture) }
         texts.removeAll()
-        releaseSubtitle()
     }
 }

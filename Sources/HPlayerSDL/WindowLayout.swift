@@ -1,24 +1,5 @@
 import HPlayerKit
 
-/// A rectangle in window pixels.
-package struct LayoutRect: Equatable, Sendable {
-    package var x: Int
-    package var y: Int
-    package var width: Int
-    package var height: Int
-
-    package init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    package func contains(x px: Int, y py: Int) -> Bool {
-        px >= x && px < x + width && py >= y && py < y + height
-    }
-}
-
 /// mpv's `--geometry`: `WxH`, `+X+Y` or `WxH+X+Y` (either size may be left out: `W`, `xH`).
 public struct WindowGeometry: Equatable, Sendable {
     /// The window's width in pixels; nil with a height alone keeps the picture's shape.

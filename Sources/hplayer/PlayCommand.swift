@@ -16,7 +16,7 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: """
             Keys (in the window, or in the terminal): space or p pause, left/right seek 5 s, up/down seek 60 s, \
             L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
-            [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot, \
+            [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot (S without subtitles), \
             # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
             m mute, 9/0 volume down/up, f fullscreen, > or Enter the next file, < the one before, \
             PgUp/PgDn the previous/next chapter, \

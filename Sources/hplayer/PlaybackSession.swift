@@ -72,8 +72,8 @@ final class PlaybackSession: Sendable {
         case .quit:
             if savesPositionOnQuit { rememberPosition() }
             quit(0)
-        case .screenshot:
-            _ = screenshot()
+        case .screenshot(let withSubtitles):
+            _ = screenshot(withSubtitles: withSubtitles)
         case .toggleFullscreen:
             _ = toggleFullscreen()
         case .playlistNext, .playlistPrevious:
@@ -162,10 +162,12 @@ extension PlaybackSession: CommandFrontEnd {
         quit(code)
     }
 
-    func screenshot() -> Bool {
+    func screenshot(withSubtitles: Bool) -> Bool {
         let (controller, window, url) = state.withLock { ($0.controller, $0.window, $0.url) }
         guard let controller else { return false }
-        screenshots.take(url: url, mediaPts: controller.player.presentedMediaPts) { notice in window?.showNotice(notice) }
+        let mediaPts = controller.player.presentedMediaPts
+        let subtitle = withSubtitles ? mediaPts.flatMap { controller.player.shownSubtitle(atMediaPts: $0) } : nil
+        screenshots.take(url: url, mediaPts: mediaPts, subtitle: subtitle) { notice in window?.showNotice(notice) }
         return true
     }
 

@@ -12,14 +12,16 @@ struct ScreenshotTaker: Sendable {
     /// How the playing file is fetched, when it is a URL.
     let network: NetworkOptions
 
-    func take(url: String, mediaPts: Double?, notify: @escaping @Sendable (String) -> Void) {
+    /// `subtitle`: what showed over the frame, drawn on it.
+    func take(url: String, mediaPts: Double?, subtitle: ShownSubtitle?, notify: @escaping @Sendable (String) -> Void) {
         guard let mediaPts else {
             notify("No picture to take yet")
             return
         }
         DispatchQueue.global().async {
             do throws(MediaError) {
-                let path = try Snapshot.save(url: url, mediaPts: mediaPts, folder: folder, videoTrack: videoTrack, network: network)
+                let path = try Snapshot.save(url: url, mediaPts: mediaPts, folder: folder, videoTrack: videoTrack,
+                                             network: network, subtitle: subtitle)
                 StatusLine.notice("screenshot: \(path)")
                 notify("Screenshot: '\(path)'")
             } catch {

@@ -14,6 +14,10 @@ struct SnapshotCommand: ParsableCommand {
     @Argument(help: "The file or URL.") var url: String
     @Option(help: "The time: seconds, [[hh:]mm:]ss or a percentage (25%).") var at: StartPosition
     @Option(name: [.customShort("o"), .long], help: "The PNG file to write; a file already there is replaced.") var output: String
+    @Flag(help: "Draw the subtitles on the frame: the media's default subtitle track, else its first text one.") var subs = false
+    @Option(help: "Draw this subtitle track of the media (numbered from 1, as --sid); implies --subs.") var sid: Int?
+    @Option(name: .customLong("sub-file"), help: "Draw this subtitle file's subtitles (.srt, .ass, .vtt, …); implies --subs.")
+    var subFile: String?
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
@@ -22,7 +26,8 @@ struct SnapshotCommand: ParsableCommand {
         var options = NetworkOptions()
         try network.apply(to: &options)
         do {
-            try Snapshot.write(url: url, at: at, to: output, network: options)
+            let subtitles = subs || sid != nil || subFile != nil ? SnapshotSubtitles(file: subFile, stream: sid) : nil
+            try Snapshot.write(url: url, at: at, to: output, network: options, subtitles: subtitles)
         } catch {
             throw CommandLineFailure.media(error)
         }

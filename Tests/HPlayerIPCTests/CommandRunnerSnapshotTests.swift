@@ -62,6 +62,7 @@ private final class MovingPlayer: MediaPlayer, @unchecked Sendable {
     var subtitleTrack: Int? { nil }
     var subtitlesVisible = true
     var presentedMediaPts: Double? { nil }
+    func shownSubtitle(atMediaPts pts: Double) -> ShownSubtitle? { nil }
     var recordingPath: String? { nil }
     func selectAudioTrack(_ number: Int) throws(MediaError) {}
     func selectSubtitleTrack(_ number: Int?) throws(MediaError) {}
@@ -83,7 +84,7 @@ private final class NoFrontEnd: CommandFrontEnd {
     func apply(_ request: PlaylistRequest) -> Bool { false }
     var view: PlaylistView { PlaylistView() }
     func quit(code: Int32, savingPosition: Bool) {}
-    func screenshot() -> Bool { false }
+    func screenshot(withSubtitles: Bool) -> Bool { false }
     func toggleFullscreen() -> Bool { false }
 }
 

@@ -289,6 +289,24 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 0)
         }
 
+        @Test("In the window, an ASS line styled red and placed top-left is drawn as mpv draws it", .enabled(if: Playback.IPC.hasMpv, "needs mpv"))
+        func styledSubtitleInTheWindow() async throws {
+            let clip = try Playback.StyledSubtitles.redTopLeftTrack()
+            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
+            let player = try play(clip, ["--ao", "null", "--sid", "1"])
+            let window = try Desktop.window(titled: "black-ass-track.mkv")
+            try #require(window.width == 640 && window.height == 360, "the window is \(window.width)x\(window.height)")
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            let ours = RawPicture(width: window.width, height: window.height, pixels: Data(try Desktop.screenshot(window)))
+            let mpv = try Playback.StyledSubtitles.mpvFrame(clip, at: "2", ["--sid=1"])
+            let topLeft = LayoutRect(x: 0, y: 0, width: 320, height: 90)
+            let (red, mpvRed) = (ours.count(in: topLeft, Playback.StyledSubtitles.isRed), mpv.count(in: topLeft, Playback.StyledSubtitles.isRed))
+            #expect(mpvRed > 1000 && abs(red - mpvRed) <= mpvRed / 20, "red pixels top-left: \(red), mpv's \(mpvRed)")
+            Playback.StyledSubtitles.expectAsMpv(ours, mpv, in: [topLeft])
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 0)
+        }
+
         @Test("Sound reaches the sound server: a 440 Hz tone at its level", .realTime)
         func soundReachesTheServer() async throws {
             let player = try play(try Clips.tone(seconds: 8), ["--vo", "null"])

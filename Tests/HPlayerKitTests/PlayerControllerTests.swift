@@ -20,6 +20,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var abLoop = ABLoop()
     var speed = 1.0
     var presentedMediaPts: Double? { nil }
+    func shownSubtitle(atMediaPts pts: Double) -> ShownSubtitle? { nil }
     var subtitleTracks: [SubtitleTrack] = []
     var subtitleTrack: Int?
     var subtitlesVisible = true

@@ -52,6 +52,14 @@ import Testing
         #expect(cues.cues.map(\.end) == [5, 5, 6])
     }
 
+    @Test("Two ASS events of the same text at the same time (an outline layer and a fill) are both kept")
+    func layersOfTheSameText() {
+        let cues = track([SubtitleCue(start: 1, end: 2, text: "Hi", event: "1,0,Outline,,0,0,0,,Hi"),
+                          SubtitleCue(start: 1, end: 2, text: "Hi", event: "2,1,Fill,,0,0,0,,Hi"),
+                          SubtitleCue(start: 1, end: 2, text: "Hi", event: "2,1,Fill,,0,0,0,,Hi")])
+        #expect(cues.shown(at: 1.5)?.cues.map(\.event) == ["1,0,Outline,,0,0,0,,Hi", "2,1,Fill,,0,0,0,,Hi"])
+    }
+
     @Test("An added cue is shown at once, even where the last answer held")
     func addedAfterALookup() {
         let cues = track([])

@@ -59,7 +59,8 @@ private final class SubtitleLog: @unchecked Sendable {
 
     func frameShown(_ pts: Double, with subtitle: ShownSubtitle?) {
         guard subtitle != shown else { return }
-        for cue in subtitle?.cues ?? [] where !(shown?.cues.contains(cue) ?? false) {
+        // Text only: an ASS drawing with no text is drawn, and has nothing to write.
+        for cue in subtitle?.cues ?? [] where !cue.text.isEmpty && !(shown?.cues.contains(cue) ?? false) {
             var text = ""
             for character in cue.text {
                 switch character {

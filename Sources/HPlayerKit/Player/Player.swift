@@ -113,6 +113,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     public var playingStreams: Set<Int> { Self.streamIndices(of: lock.withLock { [audioTrack, videoTrack] }) }
 
     public var subtitleTracks: [SubtitleTrack] { subtitles.all }
+    /// What shows over a frame at media time `pts` now (none when subtitles are hidden).
+    public func shownSubtitle(atMediaPts pts: Double) -> ShownSubtitle? { subtitles.selection.shown(at: pts) }
     public var subtitleTrack: Int? { subtitles.selectedNumber }
 
     public func selectSubtitleTrack(_ number: Int?) throws(MediaError) {

@@ -177,6 +177,8 @@ public protocol MediaPlayer: AnyObject, Sendable {
     var playingStreams: Set<Int> { get }
     /// The media pts of the frame on screen, once one has been presented: what a screenshot takes.
     var presentedMediaPts: Double? { get }
+    /// What shows over a frame at media time `pts` now (none when subtitles are hidden).
+    func shownSubtitle(atMediaPts pts: Double) -> ShownSubtitle?
     /// A new stream of every event from now on.
     func events() -> AsyncStream<PlayerEvent>
     /// Opens the media; `prepared` (or `finished` with an error) follows.

@@ -14,6 +14,7 @@ extension FFmpegSource {
     /// A track for each subtitle stream, in the file's order; bitmap ones are listed but not read.
     func makeSubtitleTracks(info: MediaInfo) -> [SubtitleTrack] {
         var made: [SubtitleTrack] = []
+        let fonts = FontAttachments.fonts(in: container.streams)
         for (position, stream) in container.streams.enumerated() where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
             let index = Int32(position)
             let streamInfo = info.streams.first { $0.index == Int(index) }
@@ -22,7 +23,8 @@ extension FFmpegSource {
                                                        isDefault: streamInfo?.isDefault ?? false)
             do {
                 let decoder = try SubtitleDecoder(stream: stream)
-                let track = SubtitleTrack(description: description)
+                let track = SubtitleTrack(description: description,
+                                          script: decoder.header.map { SubtitleScript(header: $0, fonts: fonts) } ?? .plainText)
                 subtitleReaders.append(SubtitleStreamReader(streamIndex: index, decoder: decoder, track: track))
                 stream.pointee.discard = AVDISCARD_DEFAULT
                 made.append(track)

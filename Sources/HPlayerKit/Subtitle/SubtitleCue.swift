@@ -1,5 +1,5 @@
-/// One subtitle event: plain text shown from `start` until `end`, in media seconds (the
-/// timestamps frames carry as `mediaPts`).
+/// One subtitle event, shown from `start` until `end`, in media seconds (the timestamps frames
+/// carry as `mediaPts`): its plain text, and the ASS event it came as when it came as one.
 public struct SubtitleCue: Sendable, Equatable {
     /// Media seconds it comes on screen.
     public var start: Double
@@ -7,25 +7,69 @@ public struct SubtitleCue: Sendable, Equatable {
     public var end: Double
     /// The text, lines separated by "\n", styling taken out.
     public var text: String
+    /// The event as libass takes it, "ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text"
+    /// (as Matroska stores ASS, and as libavcodec gives every text format it converts), one a
+    /// line when a packet held several; nil for a cue read as plain text (WebVTT and TTML in
+    /// segments), drawn in the default style.
+    public var event: String?
 
     /// A cue, as the fields say.
-    public init(start: Double, end: Double, text: String) {
+    public init(start: Double, end: Double, text: String, event: String? = nil) {
         self.start = start
         self.end = end
         self.text = text
+        self.event = event
+    }
+
+    /// The same cue `offset` seconds later.
+    func shifted(by offset: Double) -> SubtitleCue {
+        SubtitleCue(start: start + offset, end: end + offset, text: text, event: event)
     }
 }
 
 /// What is on screen with a frame: the cues showing at its time (several when they overlap),
-/// and their text, one cue below the other.
+/// their text, one cue below the other, and the script they are drawn with.
 public struct ShownSubtitle: Sendable, Equatable {
     /// The cues showing, in order of start.
     public var cues: [SubtitleCue]
-    /// Their text, joined by "\n": what to draw.
+    /// Their text, joined by "\n": what the IPC and the recording outputs tell.
     public var text: String
+    /// Their track's header and fonts.
+    public var script: SubtitleScript
 
-    init(cues: [SubtitleCue]) {
+    init(cues: [SubtitleCue], script: SubtitleScript) {
         self.cues = cues
+        self.script = script
         text = cues.map(\.text).joined(separator: "\n")
+    }
+
+    public static func == (lhs: ShownSubtitle, rhs: ShownSubtitle) -> Bool {
+        lhs.script === rhs.script && lhs.cues == rhs.cues
+    }
+}
+
+/// What a track's cues are drawn with besides themselves: the ASS script header (its styles and
+/// play resolution) and the fonts the media carries. One for a track, compared by identity.
+public final class SubtitleScript: Sendable {
+    public let header: String
+    public let fonts: [EmbeddedFont]
+
+    init(header: String, fonts: [EmbeddedFont] = []) {
+        self.header = header
+        self.fonts = fonts
+    }
+
+    /// For every track that did not come as ASS: HPlayer's default style.
+    static let plainText = SubtitleScript(header: ASSScript.textHeader)
+}
+
+/// A font a media file carries (a Matroska attachment): its file name and its bytes.
+public struct EmbeddedFont: Sendable, Equatable {
+    public var name: String
+    public var data: [UInt8]
+
+    public init(name: String, data: [UInt8]) {
+        self.name = name
+        self.data = data
     }
 }

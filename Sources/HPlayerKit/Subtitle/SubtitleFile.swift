@@ -1,16 +1,27 @@
 import CFFmpeg
 import CHPlayerShim
 
-/// An external subtitle file (`--sub-file`: SubRip, WebVTT, ASS, … whatever libavformat reads),
-/// read whole when it is added: such files are small, and a mistake in one is then told before
-/// playback starts.
+/// A subtitle stream read whole: an external subtitle file (`--sub-file`: SubRip, WebVTT, ASS,
+/// … whatever libavformat reads), or a stream of a media file for a snapshot. Such streams are
+/// small, and a mistake in one is then told before playback starts.
 enum SubtitleFile {
-    static func load(path: String) throws(MediaError) -> SubtitleTrack {
+    /// `streamNumber`: which of its subtitle streams, from 1; nil: the one marked default, else
+    /// the first that is text.
+    static func load(path: String, streamNumber: Int? = nil) throws(MediaError) -> SubtitleTrack {
         let container = InputContainer(url: path)
         try container.open(fullAnalysis: false)
         defer { container.close() }
-        guard let stream = container.streams.first(where: { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE }) else {
-            throw MediaError(input: path, reason: "no subtitles in it")
+        let subtitleStreams = container.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE }
+        guard !subtitleStreams.isEmpty else { throw MediaError(input: path, reason: "no subtitles in it") }
+        let stream: UnsafeMutablePointer<AVStream>
+        if let streamNumber {
+            guard subtitleStreams.indices.contains(streamNumber - 1) else {
+                throw MediaError(input: path, reason: "no subtitle track \(streamNumber) (\(subtitleStreams.count) in all)")
+            }
+            stream = subtitleStreams[streamNumber - 1]
+        } else {
+            let text = subtitleStreams.filter(isText)
+            stream = text.first { $0.pointee.disposition & AV_DISPOSITION_DEFAULT != 0 } ?? text.first ?? subtitleStreams[0]
         }
         let decoder: SubtitleDecoder
         do {
@@ -20,9 +31,11 @@ enum SubtitleFile {
         }
         for other in container.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
         let language = MediaProbe.metadata(stream.pointee.metadata, "language")
+        let fonts = FontAttachments.fonts(in: container.streams)
         let track = SubtitleTrack(description: SubtitleTrackDescription(
             streamIndex: nil, path: path, codec: String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id)),
-            language: language, title: nil, isDefault: false))
+            language: language, title: nil, isDefault: false),
+            script: decoder.header.map { SubtitleScript(header: $0, fonts: fonts) } ?? .plainText)
         var allocated = av_packet_alloc()
         defer { av_packet_free(&allocated) }
         guard let packet = allocated else { throw MediaError(input: path, reason: "out of memory") }
@@ -34,5 +47,9 @@ enum SubtitleFile {
             av_packet_unref(packet)
         }
         return track
+    }
+
+    private static func isText(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        avcodec_descriptor_get(stream.pointee.codecpar.pointee.codec_id).map { $0.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 } ?? false
     }
 }

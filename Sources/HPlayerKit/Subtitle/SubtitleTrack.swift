@@ -6,6 +6,9 @@ public final class SubtitleTrack: Sendable {
     public let description: SubtitleTrackDescription
     /// Why this track cannot be shown (a bitmap format), when it cannot.
     public let unsupportedReason: String?
+    /// What its cues are drawn with: the file's own header and fonts for ASS and SSA, HPlayer's
+    /// style for the text formats (`SubtitleScript.plainText`).
+    public let script: SubtitleScript
 
     private struct State {
         var cues: [SubtitleCue] = []
@@ -19,14 +22,15 @@ public final class SubtitleTrack: Sendable {
 
     private let state = Locked(State())
 
-    init(description: SubtitleTrackDescription, unsupportedReason: String? = nil) {
+    init(description: SubtitleTrackDescription, script: SubtitleScript = .plainText, unsupportedReason: String? = nil) {
         self.description = description
+        self.script = script
         self.unsupportedReason = unsupportedReason
     }
 
     /// Every cue so far, in order of start, offset as shown.
     public var cues: [SubtitleCue] {
-        state.withLock { state in state.cues.map { Self.shifted($0, by: state.offset) } }
+        state.withLock { state in state.cues.map { $0.shifted(by: state.offset) } }
     }
 
     /// Adds `cue` in its place; one already there (read again after a seek back) is ignored. An
@@ -36,8 +40,10 @@ public final class SubtitleTrack: Sendable {
         state.withLock { state in
             let place = state.cues.partitioningIndex(where: { $0.start > cue.start })
             let sameStart = state.cues[..<place].reversed().prefix(while: { $0.start == cue.start })
-            if sameStart.contains(where: { $0.text == cue.text }) { return }
-            if let earlier = state.cues[..<place].lastIndex(where: { $0.text == cue.text && $0.end >= cue.start - Self.joinTolerance }),
+            if sameStart.contains(where: { $0.text == cue.text && $0.event == cue.event }) { return }
+            if let earlier = state.cues[..<place].lastIndex(where: {
+                $0.text == cue.text && $0.event == cue.event && $0.end >= cue.start - Self.joinTolerance
+            }),
                state.cues[earlier].end != .infinity {
                 state.cues[earlier].end = max(state.cues[earlier].end, cue.end)
                 state.shownSpan = 0..<0
@@ -81,21 +87,17 @@ public final class SubtitleTrack: Sendable {
                     break
                 }
                 if cue.end > local {
-                    showing.append(Self.shifted(cue, by: state.offset))
+                    showing.append(cue.shifted(by: state.offset))
                     from = max(from, cue.start)
                     until = min(until, cue.end)
                 } else {
                     from = max(from, cue.end)
                 }
             }
-            state.shown = showing.isEmpty ? nil : ShownSubtitle(cues: showing)
+            state.shown = showing.isEmpty ? nil : ShownSubtitle(cues: showing, script: script)
             state.shownSpan = from < until ? (from + state.offset)..<(until + state.offset) : 0..<0
             return state.shown
         }
-    }
-
-    private static func shifted(_ cue: SubtitleCue, by offset: Double) -> SubtitleCue {
-        SubtitleCue(start: cue.start + offset, end: cue.end + offset, text: cue.text)
     }
 }
 

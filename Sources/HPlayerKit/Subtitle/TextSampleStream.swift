@@ -114,7 +114,7 @@ package struct TextSampleStream {
                     // Times on the track's timeline; a paragraph is kept while it overlaps its sample.
                     let document = try TTMLDocument.cues(in: Array(bytes[sample.data]), until: finish - timeOffset)
                     cues += document.compactMap { cue in
-                        let shifted = SubtitleCue(start: cue.start + timeOffset, end: cue.end + timeOffset, text: cue.text)
+                        let shifted = cue.shifted(by: timeOffset)
                         return shifted.end > start && shifted.start < finish ? shifted : nil
                     }
                 } catch {

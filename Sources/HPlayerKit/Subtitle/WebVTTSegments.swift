@@ -68,7 +68,7 @@ package struct WebVTTSegments {
                 offset = startTime
             }
             waiting.removeFirst()
-            cues += segment.document.cues.map { SubtitleCue(start: $0.start + offset, end: $0.end + offset, text: $0.text) }
+            cues += segment.document.cues.map { $0.shifted(by: offset) }
             readUntil = max(readUntil, segment.end)
         }
         return cues

@@ -13,6 +13,7 @@ enum Log {
     static let network = Logger(label: "hplayer.network")
     static let cache = Logger(label: "hplayer.cache")
     static let encode = Logger(label: "hplayer.encode")
+    static let subtitle = Logger(label: "hplayer.subtitle")
 }
 
 /// Sends libav*'s own log lines to swift-log under the label `hplayer.ffmpeg`.

@@ -1,0 +1,85 @@
+import CASS
+import Testing
+@testable import HPlayerKit
+
+@Suite struct ASSScriptTests {
+    @Test("A cue that came as plain text becomes an event in the default style, its markup characters kept as text",
+          arguments: [
+            ("Hello", #"0,0,Default,,0,0,0,,Hello"#),
+            ("Two\nlines", #"0,0,Default,,0,0,0,,Two\Nlines"#),
+            ("{not a tag}", #"0,0,Default,,0,0,0,,\{not a tag\}"#),
+            (#"back\slash"#, #"0,0,Default,,0,0,0,,back\\slash"#),
+            ("commas, stay, as they are", "0,0,Default,,0,0,0,,commas, stay, as they are"),
+          ])
+    func eventFromPlainText(text: String, expected: String) {
+        #expect(ASSScript.event(plainText: text) == expected)
+    }
+
+    @Test("A converted event's ReadOrder is made 0, so the same cue read again is the same",
+          arguments: [("17,0,Default,,0,0,0,,Hi", "0,0,Default,,0,0,0,,Hi"), ("0,1,Top,,0,0,0,,x", "0,1,Top,,0,0,0,,x"), ("junk", "junk")])
+    func withoutReadOrder(event: String, expected: String) {
+        #expect(ASSScript.withoutReadOrder(event) == expected)
+    }
+
+    @Test("A font attachment is told by its MIME type, else by its file name",
+          arguments: [("application/x-truetype-font", "a.bin", true), ("font/otf", "a", true), ("application/vnd.ms-opentype", "a", true),
+                      ("application/octet-stream", "Title.TTF", true), ("image/png", "cover.png", false), ("", "notes.txt", false)])
+    func fontAttachment(mimeType: String, fileName: String, isFont: Bool) {
+        #expect(FontAttachments.isFont(mimeType: mimeType, fileName: fileName) == isFont)
+    }
+}
+
+@Suite struct SubtitleBlendingTests {
+    /// libass's image of `width`x`height` coverage `mask` at (x, y), colour 0xRRGGBBAA.
+    private func withImages(_ specs: [(x: Int32, y: Int32, width: Int32, height: Int32, mask: [UInt8], color: UInt32)],
+                            _ body: (UnsafeMutablePointer<ASS_Image>?) -> Void) {
+        var masks = specs.map(\.mask)
+        let images = UnsafeMutablePointer<ASS_Image>.allocate(capacity: max(1, specs.count))
+        defer { images.deallocate() }
+        masks.withUnsafeMutableBufferPointer { buffers in
+            for index in specs.indices {
+                let spec = specs[index]
+                buffers[index].withUnsafeMutableBufferPointer { mask in
+                    images[index] = ASS_Image(w: spec.width, h: spec.height, stride: spec.width, bitmap: mask.baseAddress, color: spec.color,
+                                              dst_x: spec.x, dst_y: spec.y, next: index + 1 < specs.count ? images + index + 1 : nil,
+                                              type: IMAGE_TYPE_CHARACTER)
+                }
+            }
+            body(specs.isEmpty ? nil : images)
+        }
+    }
+
+    @Test("Onto a picture: each image's colour weighed by its coverage and opacity, in drawing order; outside the picture clipped")
+    func blendOntoRGB() {
+        var pixels = [UInt8](repeating: 100, count: 3 * 3 * 3)  // 3x3 grey
+        // Opaque red, full coverage at (0,0) and half at (1,0); then half-transparent blue over (1,0), reaching off the right edge.
+        withImages([(0, 0, 2, 1, [255, 128], 0xFF00_0000), (1, 0, 3, 1, [255, 255, 255], 0x0000_FF80)]) { images in
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                SubtitleBlending.blend(images, onto: buffer.baseAddress!, lineSize: 9, size: PictureSize(width: 3, height: 3), bytesPerPixel: 3)
+            }
+        }
+        #expect(Array(pixels[0..<3]) == [255, 0, 0])
+        // Red at 128/255 over grey: (255*128 + 100*127)/255 = 178; then blue at 127/255.
+        let red = (255 * 128 + 100 * 127 + 127) / 255, grey = (100 * 127 + 127) / 255
+        let opacity = 255 - 0x80
+        #expect(Array(pixels[3..<6]) == [UInt8((red * (255 - opacity) + 127) / 255), UInt8((grey * (255 - opacity) + 127) / 255),
+                                         UInt8((255 * opacity + grey * (255 - opacity) + 127) / 255)])
+        #expect(Array(pixels[9...]) == [UInt8](repeating: 100, count: 18), "the rows below are untouched")
+    }
+
+    @Test("Into an overlay: straight alpha, a pixel's colour the mix of what covers it; the region changed includes what was cleared")
+    func overlay() {
+        let overlay = SubtitleOverlay(size: PictureSize(width: 4, height: 2))
+        withImages([(0, 0, 1, 1, [255], 0xFFFF_FF00), (0, 0, 1, 1, [128], 0x0000_0000)]) { overlay.replace(with: $0) }
+        // White, then black at 128/255 over it: alpha stays full, the colour is their mix.
+        #expect(Array(overlay.pixels[0..<4]) == [127, 127, 127, 255])
+        #expect(overlay.changedRegion == LayoutRect(x: 0, y: 0, width: 1, height: 1))
+        #expect(overlay.drawnRegion == LayoutRect(x: 0, y: 0, width: 1, height: 1))
+        withImages([(2, 1, 2, 1, [64, 0], 0x00FF_0000)]) { overlay.replace(with: $0) }
+        #expect(Array(overlay.pixels[0..<4]) == [0, 0, 0, 0], "what was drawn before is cleared")
+        #expect(Array(overlay.pixels[(4 + 2) * 4..<(4 + 2) * 4 + 4]) == [0, 255, 0, 64])
+        #expect(overlay.changedRegion == LayoutRect(x: 0, y: 0, width: 4, height: 2))
+        withImages([]) { overlay.replace(with: $0) }
+        #expect(overlay.drawnRegion == nil && overlay.pixels.allSatisfy { $0 == 0 })
+    }
+}
