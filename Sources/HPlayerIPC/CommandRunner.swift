@@ -147,6 +147,7 @@ public final class CommandRunner: Sendable {
         case .subtitleTrack(let number):
             do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
         case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
+        case .subtitleDelay(let seconds): controller.player.subtitleDelay = seconds
         case .playlistPosition(let index): _ = frontEnd.apply(.play(index: index))
         case .chapter(let index):
             let chapters = controller.player.mediaInfo?.chapters ?? []
@@ -203,6 +204,7 @@ public final class CommandRunner: Sendable {
         snapshot.audioTrack = (info?.streams(of: .audio) ?? []).firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
+        snapshot.subtitleDelay = player.subtitleDelay
         snapshot.playlist = frontEnd.view
         let playingEntry = snapshot.playlist.playing.flatMap { snapshot.playlist.entries.indices.contains($0) ? snapshot.playlist.entries[$0] : nil }
         snapshot.path = playingEntry?.url ?? info?.url ?? ""

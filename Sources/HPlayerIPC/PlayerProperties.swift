@@ -21,6 +21,7 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var audioTrack: Int?
     public var subtitleTrack: Int?
     public var subtitlesVisible = true
+    public var subtitleDelay = 0.0
     /// How far a refill is towards playing again, 0...100 (100 while playable).
     public var bufferingPercent = 100
     /// The payload bytes read ahead.
@@ -147,6 +148,8 @@ public enum PropertyChange: Equatable, Sendable {
     /// Show subtitle track N (from 1), or none.
     case subtitleTrack(Int?)
     case subtitleVisibility(Bool)
+    /// Seconds the subtitles come later by.
+    case subtitleDelay(Double)
     /// Play the playlist's entry at this index (from 0).
     case playlistPosition(Int)
     /// Seek to the start of the chapter at this index (from 0).
@@ -159,7 +162,7 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility", "playlist", "playlist-pos",
+                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "playlist", "playlist-pos",
                                "playlist-playing-pos", "playlist-count", "path", "filename", "media-title", "metadata",
                                "chapter", "chapters", "chapter-list"]
     /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
@@ -195,6 +198,7 @@ public enum PlayerProperties {
         case "aid": return .success(snapshot.audioTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
+        case "sub-delay": return .success(.number(snapshot.subtitleDelay))
         // The variant's declared bandwidth, as mpv reports it; unavailable but for HLS.
         case "hls-bitrate": return snapshot.hlsBitrate.map { .success(.number(Double($0))) } ?? .failure(.propertyUnavailable)
         // The picture's size only, of mpv's fields: it changes at a variant switch.
@@ -266,6 +270,9 @@ public enum PlayerProperties {
             return .success(name == "sid" ? .subtitleTrack(Int(number)) : .audioTrack(Int(number)))
         case "sub-visibility":
             return flag(value).map { .success(.subtitleVisibility($0)) } ?? .failure(.unsupportedFormat)
+        case "sub-delay":
+            guard let seconds = number(value), abs(seconds) <= 86_400 else { return .failure(.unsupportedFormat) }
+            return .success(.subtitleDelay(seconds))
         case "playlist-pos":
             guard let index = number(value), index == index.rounded(), abs(index) < 1e9 else { return .failure(.unsupportedFormat) }
             return .success(.playlistPosition(Int(index)))

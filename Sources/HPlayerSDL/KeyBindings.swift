@@ -88,6 +88,8 @@ public enum KeyBindings {
         case .character("j"): return .player(.cycleSubtitleTrack(forward: true))
         case .character("J"): return .player(.cycleSubtitleTrack(forward: false))
         case .character("v"): return .player(.toggleSubtitles)
+        case .character("z"): return .player(.changeSubtitleDelay(by: -0.1))
+        case .character("Z"): return .player(.changeSubtitleDelay(by: 0.1))
         case .character("m"): return .player(.toggleMute)
         case .character("9"): return .player(.changeVolume(by: -2))
         case .character("0"): return .player(.changeVolume(by: 2))

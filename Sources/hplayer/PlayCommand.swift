@@ -17,7 +17,7 @@ struct PlayCommand: AsyncParsableCommand {
             Keys (in the window, or in the terminal): space or p pause, left/right seek 5 s, up/down seek 60 s, \
             L loop on/off, l set A, set B, clear the A-B loop, . and , step a frame forward and back, \
             [ ] speed down/up by 1.1, { } halve/double it, Backspace speed 1, s screenshot (S without subtitles), \
-            # next soundtrack, j/J next/previous subtitles, v subtitles on/off, \
+            # next soundtrack, j/J next/previous subtitles, v subtitles on/off, z/Z subtitles 0.1 s earlier/later, \
             m mute, 9/0 volume down/up, f fullscreen, > or Enter the next file, < the one before, \
             PgUp/PgDn the previous/next chapter, \
             q or Esc quit, Q quit and remember the position (--resume starts there). \
@@ -74,6 +74,8 @@ struct PlayCommand: AsyncParsableCommand {
     var sid: SubtitleChoice = .auto
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
     var subtitleFiles: [String] = []
+    @Option(name: .customLong("sub-delay"), help: "Show the subtitles this many seconds later (earlier when negative), as mpv's --sub-delay; z and Z change it by 0.1 s.")
+    var subtitleDelay = 0.0
     @Flag(inversion: .prefixedNo, help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
@@ -193,6 +195,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let liveLatency { options.source.live.latencyTarget = liveLatency }
         options.source.network.rtspTransport = rtspTransport?.rawValue
         options.subtitleTrack = sid
+        options.subtitleDelay = subtitleDelay.isFinite ? min(max(subtitleDelay, -86_400), 86_400) : 0
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
         } else {

@@ -34,6 +34,7 @@ struct PlayerPropertiesTests {
         ("aid", .success(.number(2))),
         ("sid", .success(.bool(false))),
         ("sub-visibility", .success(.bool(true))),
+        ("sub-delay", .success(.number(0))),
         ("hls-bitrate", .success(.number(2_800_000))),
         ("video-params", .success(.object(["w": .number(1280), "h": .number(720)]))),
         ("no-such-thing", .failure(.propertyNotFound)),
@@ -124,6 +125,9 @@ struct PlayerPropertiesTests {
         ("sub-visibility", .bool(false), .success(.subtitleVisibility(false))),
         ("sub-visibility", .string("yes"), .success(.subtitleVisibility(true))),
         ("sub-visibility", .number(1), .failure(.unsupportedFormat)),
+        ("sub-delay", .number(-0.25), .success(.subtitleDelay(-0.25))),
+        ("sub-delay", .string("1.5"), .success(.subtitleDelay(1.5))),
+        ("sub-delay", .number(1e9), .failure(.unsupportedFormat)),
         ("frame-drop-count", .number(0), .failure(.accessDenied)),
         ("no-such-thing", .number(0), .failure(.propertyNotFound)),
     ])

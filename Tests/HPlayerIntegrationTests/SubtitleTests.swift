@@ -128,6 +128,20 @@ extension Playback {
             #expect(notSubtitles.status == 0 && notSubtitles.stderr == "hplayer: error: \(clip): no subtitles in it\n", "\(notSubtitles.stderr)")
         }
 
+        @Test("--sub-delay 0.5: each cue comes on screen half a second later, with the first frame at its new start")
+        func subtitleDelay() throws {
+            let folder = Fixtures.newFolder("sub-delay")
+            let result = try Command.run([Command.hplayer, try Clips.audioVideo(seconds: 3), "--sub-file", try Self.subtitleFile(),
+                                          "--sub-delay", "0.5", "--vo", "record:\(folder)", "--ao", "null", "--no-status"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let cues = try RecordedCue.read(folder)
+            #expect(cues.map(\.text) == Array(Self.texts.prefix(2)))
+            for (cue, time) in zip(cues, Self.times) {
+                #expect(abs(cue.start - time.0 - 0.5) < 0.002 && abs(cue.end - time.1 - 0.5) < 0.002, "\(cue)")
+            }
+            Self.expectShownOnTime(cues, framePts: try Self.framePts(folder))
+        }
+
         @Test("--sid picks the track shown, or none; a track the file lacks is one warning")
         func choosingTheTrack() throws {
             let clip = try Self.clip(container: "mkv", codec: "srt", extraTrack: true)

@@ -24,6 +24,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var subtitleTracks: [SubtitleTrack] = []
     var subtitleTrack: Int?
     var subtitlesVisible = true
+    var subtitleDelay = 0.0
     func selectSubtitleTrack(_ number: Int?) throws(MediaError) {
         record("sid \(number.map(String.init) ?? "no")")
         subtitleTrack = number
@@ -227,6 +228,10 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.toggleSubtitles) == "Subtitles hidden")
         #expect(!player.subtitlesVisible)
         #expect(controller.perform(.toggleSubtitles) == "Subtitles visible")
+        #expect(controller.perform(.changeSubtitleDelay(by: -0.1)) == "Sub delay: -100 ms")
+        #expect(controller.perform(.changeSubtitleDelay(by: 0.1)) == "Sub delay: 0 ms")
+        for _ in 0..<3 { _ = controller.perform(.changeSubtitleDelay(by: 0.1)) }
+        #expect(player.subtitleDelay == 0.3, "steps of 0.1 s add up to whole milliseconds")
     }
 
     @Test("A start position as a percentage waits for the duration")

@@ -60,6 +60,17 @@ import Testing
         #expect(cues.shown(at: 1.5)?.cues.map(\.event) == ["1,0,Outline,,0,0,0,,Hi", "2,1,Fill,,0,0,0,,Hi"])
     }
 
+    @Test("A delay shows every cue that much later (earlier when negative), its times as shown",
+          arguments: [(0.5, 1.2, nil), (0.5, 1.6, "one"), (0.5, 2.4, "one"), (0.5, 2.6, nil), (-0.5, 0.6, "one"), (-0.5, 1.6, nil)]
+            as [(Double, Double, String?)])
+    func delayed(delay: Double, pts: Double, expected: String?) {
+        let cues = track([SubtitleCue(start: 1, end: 2, text: "one")])
+        _ = cues.shown(at: pts)  // an answer cached before the delay is not kept
+        cues.setDelay(delay)
+        #expect(cues.shown(at: pts)?.text == expected)
+        #expect(cues.cues.first.map { [$0.start, $0.end] } == [1 + delay, 2 + delay])
+    }
+
     @Test("An added cue is shown at once, even where the last answer held")
     func addedAfterALookup() {
         let cues = track([])

@@ -28,6 +28,8 @@ import Testing
         (.backspace, .player(.resetSpeed)),
         (.character("s"), .screenshot(withSubtitles: true)),
         (.character("S"), .screenshot(withSubtitles: false)),
+        (.character("z"), .player(.changeSubtitleDelay(by: -0.1))),
+        (.character("Z"), .player(.changeSubtitleDelay(by: 0.1))),
         (.character("#"), .player(.cycleAudioTrack)),
         (.character("j"), .player(.cycleSubtitleTrack(forward: true))),
         (.character("J"), .player(.cycleSubtitleTrack(forward: false))),

@@ -23,6 +23,8 @@ public enum PlayerCommand: Equatable, Sendable {
     case cycleSubtitleTrack(forward: Bool)
     /// Draw the subtitle track shown, or hide it (mpv's `v`).
     case toggleSubtitles
+    /// The subtitles this many seconds later, earlier when negative (mpv's `z` and `Z`).
+    case changeSubtitleDelay(by: Double)
     /// Mute, or unmute at the volume set.
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.

@@ -145,6 +145,10 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         case .toggleSubtitles:
             player.subtitlesVisible.toggle()
             return player.subtitlesVisible ? "Subtitles visible" : "Subtitles hidden"
+        case .changeSubtitleDelay(let seconds):
+            // Rounded to the millisecond, so that steps of 0.1 s come back to 0 exactly.
+            player.subtitleDelay = ((player.subtitleDelay + seconds) * 1000).rounded() / 1000
+            return "Sub delay: \(Int((player.subtitleDelay * 1000).rounded())) ms"
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"

@@ -70,7 +70,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
                                                        followsLiveHLS: options.source.live.mode != .never),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         followsLiveEdge.store(machine.live != nil, ordering: .relaxed)
-        subtitles = SubtitleTracks(choice: options.subtitleTrack)
+        subtitles = SubtitleTracks(choice: options.subtitleTrack, delay: options.subtitleDelay)
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -126,6 +126,14 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         get { subtitles.selection.isVisible }
         set {
             subtitles.selection.isVisible = newValue
+            videoOutput.requestRefresh()
+        }
+    }
+
+    public var subtitleDelay: Double {
+        get { subtitles.delay }
+        set {
+            subtitles.delay = newValue
             videoOutput.requestRefresh()
         }
     }

@@ -61,6 +61,8 @@ public struct PlayerOptions: Sendable {
     public var speed = 1.0
     /// The subtitle track to show at the start (`--sid`).
     public var subtitleTrack = SubtitleChoice.auto
+    /// Seconds the subtitles come later by, earlier when negative (mpv's --sub-delay).
+    public var subtitleDelay = 0.0
 
     /// The defaults: keyframe seeks, timed, speed 1, no A-B loop, subtitles as `SubtitleChoice.auto` picks.
     public init() {}
@@ -170,6 +172,8 @@ public protocol MediaPlayer: AnyObject, Sendable {
     func selectSubtitleTrack(_ number: Int?) throws(MediaError)
     /// Whether the subtitle track shown is drawn (mpv's `v`).
     var subtitlesVisible: Bool { get set }
+    /// Seconds the subtitles come later by, earlier when negative (mpv's `sub-delay`, `z`/`Z`).
+    var subtitleDelay: Double { get set }
     /// Reads an external subtitle file (.srt, .vtt, .ass, …) and shows it; its times count from
     /// the start of the media.
     func addSubtitleFile(_ path: String) throws(MediaError)

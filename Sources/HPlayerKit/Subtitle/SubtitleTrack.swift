@@ -15,6 +15,9 @@ public final class SubtitleTrack: Sendable {
         /// Added to the times of the cues shown: an external file's times count from the start
         /// of the media, which may have a start time of its own.
         var offset = 0.0
+        /// Added too: mpv's --sub-delay, later for a positive delay.
+        var delay = 0.0
+        var shift: Double { offset + delay }
         /// The last lookup's answer and the span of media time it holds for, until a cue is added.
         var shown: ShownSubtitle?
         var shownSpan: Range<Double> = 0..<0
@@ -30,7 +33,7 @@ public final class SubtitleTrack: Sendable {
 
     /// Every cue so far, in order of start, offset as shown.
     public var cues: [SubtitleCue] {
-        state.withLock { state in state.cues.map { $0.shifted(by: state.offset) } }
+        state.withLock { state in state.cues.map { $0.shifted(by: state.shift) } }
     }
 
     /// Adds `cue` in its place; one already there (read again after a seek back) is ignored. An
@@ -71,12 +74,19 @@ public final class SubtitleTrack: Sendable {
         }
     }
 
+    func setDelay(_ delay: Double) {
+        state.withLock { state in
+            state.delay = delay
+            state.shownSpan = 0..<0
+        }
+    }
+
     /// The cues showing at media time `pts`; nil when none is. Cheap while the answer holds (the
     /// same value back, nothing made), so it can be asked at every frame.
     public func shown(at pts: Double) -> ShownSubtitle? {
         state.withLock { state in
             if state.shownSpan.contains(pts) { return state.shown }
-            let local = pts - state.offset
+            let local = pts - state.shift
             var showing: [SubtitleCue] = []
             // The span the answer holds for: from the latest change at or before `pts` to the
             // first one after it.
@@ -87,7 +97,7 @@ public final class SubtitleTrack: Sendable {
                     break
                 }
                 if cue.end > local {
-                    showing.append(cue.shifted(by: state.offset))
+                    showing.append(cue.shifted(by: state.shift))
                     from = max(from, cue.start)
                     until = min(until, cue.end)
                 } else {
@@ -95,7 +105,7 @@ public final class SubtitleTrack: Sendable {
                 }
             }
             state.shown = showing.isEmpty ? nil : ShownSubtitle(cues: showing, script: script)
-            state.shownSpan = from < until ? (from + state.offset)..<(until + state.offset) : 0..<0
+            state.shownSpan = from < until ? (from + state.shift)..<(until + state.shift) : 0..<0
             return state.shown
         }
     }

@@ -11,13 +11,26 @@ final class SubtitleTracks: Sendable {
         var selected: SubtitleTrack?
         /// The media's start time, once open: where external files' times count from.
         var startTime: Double?
+        /// mpv's --sub-delay, for every track.
+        var delay = 0.0
         var all: [SubtitleTrack] { embedded + external }
     }
 
     private let state: Locked<State>
 
-    init(choice: SubtitleChoice) {
-        state = Locked(State(choice: choice))
+    init(choice: SubtitleChoice, delay: Double = 0) {
+        state = Locked(State(choice: choice, delay: delay))
+    }
+
+    /// Seconds every track's cues come later by (earlier when negative).
+    var delay: Double {
+        get { state.withLock { $0.delay } }
+        set {
+            state.withLock { state in
+                state.delay = newValue
+                for track in state.all { track.setDelay(newValue) }
+            }
+        }
     }
 
     var all: [SubtitleTrack] { state.withLock { $0.all } }
@@ -32,6 +45,7 @@ final class SubtitleTracks: Sendable {
     func addExternal(_ track: SubtitleTrack) {
         state.withLock { state in
             if let startTime = state.startTime { track.setOffset(startTime) }
+            track.setDelay(state.delay)
             state.external.append(track)
             state.selected = track
         }
@@ -44,6 +58,7 @@ final class SubtitleTracks: Sendable {
         let (picked, warning) = state.withLock { state -> (SubtitleTrack?, String?) in
             state.embedded = embedded
             state.startTime = startTime
+            for track in embedded { track.setDelay(state.delay) }
             for track in state.external { track.setOffset(startTime) }
             let all = state.all
             let picks = all.map { Pick(isDefault: $0.description.isDefault, isSupported: $0.unsupportedReason == nil) }
