@@ -83,9 +83,11 @@ final class TextRenditionReader: @unchecked Sendable {
     /// starts anew there.
     func seek(to seconds: Double, discontinuity: Int) {
         let target = startTime + seconds
-        readPosition.store(target.bitPattern, ordering: .relaxed)
-        readDiscontinuity.store(-1, ordering: .relaxed)
         control.withLock {
+            // Under the lock, with the new map: a lookup made meanwhile sees the read position
+            // of before the seek with the map of before, or none of it.
+            readPosition.store(target.bitPattern, ordering: .relaxed)
+            readDiscontinuity.store(-1, ordering: .relaxed)
             controlState.shifts = DiscontinuityShifts(startingAt: discontinuity)
             let state = controlState
             guard state.seek != nil || !(state.loadedFrom...max(state.loadedFrom, state.readUntil)).contains(target) else { return }
@@ -207,14 +209,17 @@ final class TextRenditionReader: @unchecked Sendable {
     /// before the read loop has placed a packet since the open or the seek: until then, where
     /// the media is read (which turn of a timestamp wrap) is not known.
     private func shiftLookup() -> (near: Double, shift: (Int) -> Double?) {
-        // The discontinuity first: the position stored before it is then seen.
-        let discontinuity = readDiscontinuity.load(ordering: .acquiring)
-        let position = Double(bitPattern: readPosition.load(ordering: .relaxed))
-        guard discontinuity >= 0 else { return (position, { _ in nil }) }
-        let shifts = control.withLock {
+        // Read under the lock that a seek changes them under, so that the discontinuity noted is
+        // one of the map it is noted in.
+        let (position, shifts) = control.withLock { () -> (Double, DiscontinuityShifts?) in
+            // The discontinuity first: the position stored before it is then seen.
+            let discontinuity = readDiscontinuity.load(ordering: .acquiring)
+            let position = Double(bitPattern: readPosition.load(ordering: .relaxed))
+            guard discontinuity >= 0 else { return (position, nil) }
             controlState.shifts.noteReading(discontinuity, at: position)
-            return controlState.shifts
+            return (position, controlState.shifts)
         }
+        guard let shifts else { return (position, { _ in nil }) }
         return (position, { shifts.shift(for: $0, position: position) })
     }
 
