@@ -180,7 +180,9 @@ public final class SDLWindow: @unchecked Sendable {
                 mailbox.endRefresh(again: !requests.isRunning && nextDeadline != nil)
             }
             // Asked at every turn, not only with a new frame: v and j change it while paused.
-            if let pts = screen.shownMediaPts { screen.setSubtitle(mailbox.subtitle(atMediaPts: pts)) }
+            if let pts = screen.shownMediaPts {
+                screen.setSubtitle(mailbox.subtitle(atMediaPts: pts), next: screen.nextMediaPts.flatMap { mailbox.subtitle(atMediaPts: $0) })
+            }
             let current = status()
             if let notice = Self.variantNotice(shown: current?.videoSize, before: pictureSize, variant: current?.variant) {
                 screen.osd?.show(notice, at: now)

@@ -17,15 +17,12 @@ final class WindowScreen {
     private var title: String
     /// The media time of the picture in the texture.
     private(set) var shownMediaPts: Double?
-    /// What shows over the picture in the texture, and libass drawing it at the picture's size
-    /// on screen into `subtitleOverlay`, uploaded to `subtitleTexture`.
+    /// What shows over the picture in the texture, and over the next picture, at its time.
     private var subtitle: ShownSubtitle?
-    private var subtitleRenderer: SubtitleRenderer?
-    private var subtitleOverlay: SubtitleOverlay?
-    private var subtitleTexture: OpaquePointer?
-    private var subtitleTextureSize: PictureSize?
-    /// What the overlay holds: the subtitle, at which time, over a picture of which size.
-    private var subtitleDrawn: (subtitle: ShownSubtitle?, pts: Double, size: PictureSize)?
+    private var upcomingSubtitle: ShownSubtitle?
+    private let subtitles = SubtitleLayer()
+    /// The media time of the picture after the one in the texture, when its duration is known.
+    private(set) var nextMediaPts: Double?
     private(set) var osd: OnScreenDisplay?
     private var isVisible = true
     private var isPlaying = false
@@ -151,6 +148,7 @@ final class WindowScreen {
         default: return  // the decoder converts anything else
         }
         shownMediaPts = frame.mediaPts
+        nextMediaPts = frame.duration > 0 ? frame.mediaPts + frame.duration : nil
         if let format, format.width != frame.width || format.height != frame.height { adoptPictureSize(of: frame, from: format) }
         lastBitstreamShape = frame.sampleAspectRatio
         hasUploadedPicture = true
@@ -191,41 +189,10 @@ final class WindowScreen {
         needsDraw = true
     }
 
-    /// The subtitles over the picture in the texture; nil for none.
-    func setSubtitle(_ shown: ShownSubtitle?) {
+    /// The subtitles over the picture in the texture, and over the next one; nil for none.
+    func setSubtitle(_ shown: ShownSubtitle?, next: ShownSubtitle?) {
         subtitle = shown
-    }
-
-    /// Has libass draw the subtitle anew when it, the picture's time or its size on screen
-    /// changed, and uploads what changed.
-    private func updateSubtitle(shown rect: LayoutRect, storage: PictureSize) {
-        guard let renderer, let pts = shownMediaPts else { return }
-        let size = PictureSize(width: rect.width, height: rect.height)
-        if let drawn = subtitleDrawn, drawn.subtitle == subtitle, drawn.size == size, drawn.pts == pts || subtitle == nil { return }
-        subtitleDrawn = (subtitle, pts, size)
-        if subtitle != nil, subtitleRenderer == nil { subtitleRenderer = SubtitleRenderer() }
-        guard let subtitleRenderer, size.width > 0, size.height > 0 else { return }
-        let overlay = subtitleOverlay ?? SubtitleOverlay(size: size)
-        subtitleOverlay = overlay
-        overlay.resize(to: size)
-        guard subtitleRenderer.draw(subtitle, atMediaPts: pts, into: overlay, storage: storage),
-              var region = overlay.changedRegion else { return }
-        if subtitleTextureSize != size {
-            if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
-            subtitleTexture = SDL_CreateTexture(renderer, hp_sdl_pixelformat_rgba32(), Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
-                                                Int32(size.width), Int32(size.height))
-            if let subtitleTexture { SDL_SetTextureBlendMode(subtitleTexture, SDL_BLENDMODE_BLEND) }
-            subtitleTextureSize = size
-            // A new texture's pixels are not known to be clear: all of it.
-            region = LayoutRect(x: 0, y: 0, width: size.width, height: size.height)
-        }
-        guard let subtitleTexture, region.width > 0, region.height > 0 else { return }
-        var box = SDL_Rect(x: Int32(region.x), y: Int32(region.y), w: Int32(region.width), h: Int32(region.height))
-        overlay.pixels.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            _ = SDL_UpdateTexture(subtitleTexture, &box, base + (region.y * size.width + region.x) * 4, Int32(size.width * 4))
-        }
-        needsDraw = true
+        upcomingSubtitle = next
     }
 
     func isAnimating(status: PlayerStatus?, at now: Double) -> Bool {
@@ -243,7 +210,11 @@ final class WindowScreen {
             var outputWidth: Int32 = 0, outputHeight: Int32 = 0
             SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
             let shown = WindowLayout.pictureRect(display: format.displaySize, window: (Int(outputWidth), Int(outputHeight)))
-            updateSubtitle(shown: shown, storage: PictureSize(width: format.width, height: format.height))
+            if let pts = shownMediaPts,
+               subtitles.update(subtitle, at: pts, next: upcomingSubtitle, at: nextMediaPts, size: PictureSize(width: shown.width, height: shown.height),
+                                storage: PictureSize(width: format.width, height: format.height), renderer: renderer) {
+                needsDraw = true
+            }
         }
         let osdShowing = osd?.isShowing(at: now, paused: status?.playbackState == .paused) ?? false
         guard needsDraw || osdShowing || osdWasShowing else { return }
@@ -259,13 +230,7 @@ final class WindowScreen {
             let rect = WindowLayout.drawRect(shown: shown, rotation: format.rotation)
             var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
             SDL_RenderCopyEx(renderer, texture, nil, &target, Double(format.rotation), nil, SDL_FLIP_NONE)
-            // Only the part where something is drawn: blending the rest would cost as much.
-            if let subtitleTexture, let drawn = subtitleOverlay?.drawnRegion,
-               subtitleTextureSize == PictureSize(width: shown.width, height: shown.height) {
-                var source = SDL_Rect(x: Int32(drawn.x), y: Int32(drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
-                var box = SDL_Rect(x: Int32(shown.x + drawn.x), y: Int32(shown.y + drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
-                SDL_RenderCopy(renderer, subtitleTexture, &source, &box)
-            }
+            subtitles.draw(on: renderer, over: shown)
         }
         osd?.draw(on: renderer, window: size, status: status, chapterMarks: chapterMarks, at: now)
         SDL_RenderPresent(renderer)
@@ -304,8 +269,7 @@ final class WindowScreen {
 
     func destroy() {
         osd = nil  // its textures go with the renderer
-        if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
-        subtitleTexture = nil
+        subtitles.destroy()
         if let texture { SDL_DestroyTexture(texture) }
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }

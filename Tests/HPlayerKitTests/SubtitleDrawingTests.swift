@@ -83,3 +83,24 @@ import Testing
         #expect(overlay.drawnRegion == nil && overlay.pixels.allSatisfy { $0 == 0 })
     }
 }
+
+@Suite struct SubtitleDrawerTests {
+    private let script = SubtitleScript(header: ASSScript.textHeader)
+
+    @Test("What is drawn ahead is taken as it is; a change of time that changes nothing is the same drawing; nothing clears it")
+    func drawnAheadAndTaken() throws {
+        let drawer = try #require(SubtitleDrawer())
+        defer { drawer.close() }
+        let size = PictureSize(width: 320, height: 180)
+        let shown = ShownSubtitle(cues: [SubtitleCue(start: 0, end: 10, text: "Hello", event: ASSScript.event(plainText: "Hello"))], script: script)
+        let request = { (pts: Double) in SubtitleDrawer.Request(shown: shown, pts: pts, size: size, storage: size) }
+        drawer.prepare(request(1))
+        let first = try #require(drawer.draw(request(1)))
+        let drawn = try #require(first.overlay.drawnRegion)
+        #expect(drawn.y > 90, "a text subtitle goes at the bottom: \(drawn)")
+        let same = try #require(drawer.draw(request(2)))
+        #expect(same.version == first.version, "a still subtitle is not drawn again")
+        let none = try #require(drawer.draw(SubtitleDrawer.Request(shown: nil, pts: 0, size: size, storage: size)))
+        #expect(none.version != first.version && none.overlay.drawnRegion == nil)
+    }
+}

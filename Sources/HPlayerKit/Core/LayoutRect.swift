@@ -17,7 +17,7 @@ package struct LayoutRect: Equatable, Sendable {
     }
 
     /// The smallest rectangle holding both; nil when both are nil.
-    static func union(_ a: LayoutRect?, _ b: LayoutRect?) -> LayoutRect? {
+    package static func union(_ a: LayoutRect?, _ b: LayoutRect?) -> LayoutRect? {
         guard let a else { return b }
         guard let b else { return a }
         let left = min(a.x, b.x), top = min(a.y, b.y)

@@ -19,7 +19,7 @@ import Glibc
 ///    given back to its pool inside `flush` and `withContents`.
 /// 6. `OutputThread.lock`: released around each call into its renderer (`beginWork`).
 /// 7. Leaves: `AudioTempoStage.control` (the audio callback's one lock), `VideoRenderer.control`,
-///    `Track.lock`, `SubtitleSelection`'s state, `ObjectPool`'s, `CacheStore`'s index (held over
+///    `Track.lock`, `SubtitleSelection`'s state, `SubtitleDrawer`'s, `ObjectPool`'s, `CacheStore`'s index (held over
 ///    its SQLite calls and a fragment's rename, never over a download or a fragment's write).
 /// The audio callback takes only (7)'s `AudioTempoStage.control`, once; the master clock and the
 /// render notifier take no lock at all (atomics and a semaphore).
