@@ -206,10 +206,11 @@ final class WindowScreen {
             pendingStill = nil
             upload(still)
         }
-        if let format, let renderer = self.renderer {
-            var outputWidth: Int32 = 0, outputHeight: Int32 = 0
-            SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
-            let shown = WindowLayout.pictureRect(display: format.displaySize, window: (Int(outputWidth), Int(outputHeight)))
+        var outputWidth: Int32 = 0, outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        let size = (width: Int(outputWidth), height: Int(outputHeight))
+        if let format {
+            let shown = WindowLayout.pictureRect(display: format.displaySize, window: size)
             if let pts = shownMediaPts,
                subtitles.update(subtitle, at: pts, next: upcomingSubtitle, at: nextMediaPts, size: PictureSize(width: shown.width, height: shown.height),
                                 storage: PictureSize(width: format.width, height: format.height), renderer: renderer) {
@@ -220,9 +221,6 @@ final class WindowScreen {
         guard needsDraw || osdShowing || osdWasShowing else { return }
         needsDraw = false
         osdWasShowing = osdShowing
-        var outputWidth: Int32 = 0, outputHeight: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
-        let size = (width: Int(outputWidth), height: Int(outputHeight))
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
         if let texture, let format {
