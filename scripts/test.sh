@@ -49,13 +49,22 @@ mkdir -p "$logs"
 # idle scheduling class (chrt --idle): they take only the CPU time the tests leave, and a test's
 # thread that wakes takes its core back at once. Their log: .build/test-logs/background.out.
 echo "== in the background: the ThreadSanitizer, fuzz and release builds, then scripts/fuzz.sh --no-build 30 =="
+# Each step's wall seconds are written to the log ("== background step: NAME N s"), for the table.
+background_step() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@" || return
+  echo "== background step: $name $((SECONDS - start)) s"
+}
 in_background() {
   chrt --idle -p 0 "$BASHPID" >/dev/null  # inherited by all it starts
-  HPLAYER_PHASES="" scripts/sanitizers.sh thread --build-only &&
-    HPLAYER_PHASES="" scripts/fuzz.sh --build-only &&
-    source bench/common.sh && build_release &&
-    swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
-    HPLAYER_PHASES="" HPLAYER_FUZZ_TIMEOUT=60 scripts/fuzz.sh --no-build 30
+  source bench/common.sh
+  export HPLAYER_PHASES=""
+  background_step "ThreadSanitizer build" scripts/sanitizers.sh thread --build-only &&
+    background_step "fuzz build" scripts/fuzz.sh --build-only &&
+    background_step "release build" build_release &&
+    background_step "release generate-manual" swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
+    background_step "fuzzing" env HPLAYER_FUZZ_TIMEOUT=60 scripts/fuzz.sh --no-build 30
 }
 set -m  # in a process group of its own, so that an early exit stops all of it
 in_background < /dev/null > "$logs/background.out" 2>&1 &
@@ -142,6 +151,8 @@ phase_begin "waiting for the background builds and fuzzing" 45
 echo "== the builds and the fuzzing done in the background =="
 if wait "$background"; then
   phase_note "background: builds, then fuzzing" $((SECONDS - background_start))
+  sed -n 's/^== background step: \(.*\) \([0-9]*\) s$/\1\t\2/p' "$logs/background.out" |
+    while IFS=$'\t' read -r name seconds; do phase_note "background: $name" "$seconds"; done
   grep -aE '^(== Fuzz|Done |stat::number_of_executed_units)' "$logs/background.out" || true
 else
   echo "== a build or a fuzz target failed in the background (.build/test-logs/background.out) =="
