@@ -205,6 +205,13 @@ public final class CommandRunner: Sendable {
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.subtitleDelay = player.subtitleDelay
+        if snapshot.subtitleTrack != nil {
+            let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
+            let startTime = info?.startTime ?? 0
+            snapshot.subtitleText = shown?.text ?? ""
+            snapshot.subtitleStart = shown?.cues.map(\.start).min().map { $0 - startTime }
+            snapshot.subtitleEnd = shown?.cues.map(\.end).max().flatMap { $0.isFinite ? $0 - startTime : nil }
+        }
         snapshot.playlist = frontEnd.view
         let playingEntry = snapshot.playlist.playing.flatMap { snapshot.playlist.entries.indices.contains($0) ? snapshot.playlist.entries[$0] : nil }
         snapshot.path = playingEntry?.url ?? info?.url ?? ""

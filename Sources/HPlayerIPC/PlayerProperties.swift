@@ -22,6 +22,13 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var subtitleTrack: Int?
     public var subtitlesVisible = true
     public var subtitleDelay = 0.0
+    /// The text of the subtitles over the frame on screen: "" when none shows, nil when no
+    /// subtitle track is selected (mpv's sub-text).
+    public var subtitleText: String?
+    /// The first start and the last end of the cues showing, as positions count (mpv's
+    /// sub-start and sub-end); nil when none shows, or when it is not yet known.
+    public var subtitleStart: Double?
+    public var subtitleEnd: Double?
     /// How far a refill is towards playing again, 0...100 (100 while playable).
     public var bufferingPercent = 100
     /// The payload bytes read ahead.
@@ -162,7 +169,8 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "playlist", "playlist-pos",
+                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "sub-text", "sub-start", "sub-end",
+                               "playlist", "playlist-pos",
                                "playlist-playing-pos", "playlist-count", "path", "filename", "media-title", "metadata",
                                "chapter", "chapters", "chapter-list"]
     /// Properties that differ from mpv's on purpose: `hls-bitrate` is the bandwidth of the HLS
@@ -199,6 +207,9 @@ public enum PlayerProperties {
         case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
         case "sub-delay": return .success(.number(snapshot.subtitleDelay))
+        case "sub-text": return snapshot.subtitleText.map { .success(.string($0)) } ?? .failure(.propertyUnavailable)
+        case "sub-start": return snapshot.subtitleStart.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
+        case "sub-end": return snapshot.subtitleEnd.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
         // The variant's declared bandwidth, as mpv reports it; unavailable but for HLS.
         case "hls-bitrate": return snapshot.hlsBitrate.map { .success(.number(Double($0))) } ?? .failure(.propertyUnavailable)
         // The picture's size only, of mpv's fields: it changes at a variant switch.

@@ -76,6 +76,14 @@ struct PlayCommand: AsyncParsableCommand {
     var subtitleFiles: [String] = []
     @Option(name: .customLong("sub-delay"), help: "Show the subtitles this many seconds later (earlier when negative), as mpv's --sub-delay; z and Z change it by 0.1 s.")
     var subtitleDelay = 0.0
+    @Option(name: .customLong("sub-scale"), help: "Subtitle font sizes times this, for text and ASS subtitles (0 to 100, default 1), as mpv's --sub-scale.")
+    var subtitleScale = 1.0
+    @Option(name: .customLong("sub-pos"), help: "Where subtitles sit, in percent of the height: 100 (the default) at the bottom margin, 0 at the top, up to 150, as mpv's --sub-pos.")
+    var subtitlePosition = 100.0
+    @Option(name: .customLong("sub-font"), help: "The font of text subtitles (SubRip, WebVTT, ...; default sans-serif), as mpv's --sub-font.")
+    var subtitleFont = "sans-serif"
+    @Option(name: .customLong("sub-font-size"), help: "The size of text subtitles, in pixels of a picture 720 lines high (default 55), as mpv's --sub-font-size.")
+    var subtitleFontSize = 55.0
     @Flag(inversion: .prefixedNo, help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
@@ -196,6 +204,8 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.network.rtspTransport = rtspTransport?.rawValue
         options.subtitleTrack = sid
         options.subtitleDelay = subtitleDelay.isFinite ? min(max(subtitleDelay, -86_400), 86_400) : 0
+        options.subtitleStyle = SubtitleStyle(scale: subtitleScale, position: subtitlePosition, font: subtitleFont,
+                                              fontSize: subtitleFontSize)
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
         } else {

@@ -18,6 +18,10 @@ struct SnapshotCommand: ParsableCommand {
     @Option(help: "Draw this subtitle track of the media (numbered from 1, as --sid); implies --subs.") var sid: Int?
     @Option(name: .customLong("sub-file"), help: "Draw this subtitle file's subtitles (.srt, .ass, .vtt, …); implies --subs.")
     var subFile: String?
+    @Option(name: .customLong("sub-scale"), help: "Subtitle font sizes times this, as hplayer's and mpv's --sub-scale.") var subScale = 1.0
+    @Option(name: .customLong("sub-pos"), help: "Where subtitles sit, 0 (top) to 150, as --sub-pos.") var subPos = 100.0
+    @Option(name: .customLong("sub-font"), help: "The font of text subtitles, as --sub-font.") var subFont = "sans-serif"
+    @Option(name: .customLong("sub-font-size"), help: "The size of text subtitles, as --sub-font-size.") var subFontSize = 55.0
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
@@ -26,7 +30,8 @@ struct SnapshotCommand: ParsableCommand {
         var options = NetworkOptions()
         try network.apply(to: &options)
         do {
-            let subtitles = subs || sid != nil || subFile != nil ? SnapshotSubtitles(file: subFile, stream: sid) : nil
+            let style = SubtitleStyle(scale: subScale, position: subPos, font: subFont, fontSize: subFontSize)
+            let subtitles = subs || sid != nil || subFile != nil ? SnapshotSubtitles(file: subFile, stream: sid, style: style) : nil
             try Snapshot.write(url: url, at: at, to: output, network: options, subtitles: subtitles)
         } catch {
             throw CommandLineFailure.media(error)

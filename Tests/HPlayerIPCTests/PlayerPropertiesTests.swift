@@ -35,6 +35,8 @@ struct PlayerPropertiesTests {
         ("sid", .success(.bool(false))),
         ("sub-visibility", .success(.bool(true))),
         ("sub-delay", .success(.number(0))),
+        ("sub-text", .failure(.propertyUnavailable)),
+        ("sub-start", .failure(.propertyUnavailable)),
         ("hls-bitrate", .success(.number(2_800_000))),
         ("video-params", .success(.object(["w": .number(1280), "h": .number(720)]))),
         ("no-such-thing", .failure(.propertyNotFound)),
@@ -48,6 +50,17 @@ struct PlayerPropertiesTests {
         snapshot.hlsBitrate = 2_800_000
         snapshot.videoSize = PictureSize(width: 1280, height: 720)
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
+    }
+
+    @Test("sub-text, sub-start and sub-end read the cues over the frame on screen; with a track but no cue, \"\" and unavailable",
+          arguments: [(String?.some("Two\nlines"), Double?.some(1.5), Double?.some(2.0)), ("", nil, nil)])
+    func subtitleShown(text: String?, start: Double?, end: Double?) {
+        var snapshot = Self.snapshot
+        snapshot.subtitleTrack = 1
+        (snapshot.subtitleText, snapshot.subtitleStart, snapshot.subtitleEnd) = (text, start, end)
+        #expect(PlayerProperties.value(of: "sub-text", in: snapshot) == .success(.string(text ?? "")))
+        #expect(PlayerProperties.value(of: "sub-start", in: snapshot) == (start.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)))
+        #expect(PlayerProperties.value(of: "sub-end", in: snapshot) == (end.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)))
     }
 
     @Test("Tags and chapters read as mpv's: media-title from the title tag, else the file name; metadata every tag; chapter the one begun, -1 before the first, unavailable without chapters")

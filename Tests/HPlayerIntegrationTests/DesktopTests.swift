@@ -307,6 +307,26 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 0)
         }
 
+        @Test("In the window, a PGS subtitle is drawn where and as ffmpeg overlays it")
+        func bitmapSubtitleInTheWindow() async throws {
+            let clip = try Playback.BitmapSubtitles.clip(.pgs).clip
+            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
+            let player = try play(clip, ["--ao", "null", "--sid", "1"])
+            let window = try Desktop.window(titled: "bitmap-pgs.mkv")
+            try #require(window.width == 640 && window.height == 360, "the window is \(window.width)x\(window.height)")
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            let ours = RawPicture(width: window.width, height: window.height, pixels: Data(try Desktop.screenshot(window)))
+            let reference = try Playback.BitmapSubtitles.ffmpegFrames(clip, at: [2])[0]
+            let region = Playback.BitmapSubtitles.boxRegion
+            let (green, referenceGreen) = (ours.count(in: region, Playback.BitmapSubtitles.isGreen),
+                                           reference.count(in: region, Playback.BitmapSubtitles.isGreen))
+            #expect(referenceGreen > 4000 && abs(green - referenceGreen) <= referenceGreen / 20, "green pixels: \(green), ffmpeg's \(referenceGreen)")
+            let psnr = ours.psnr(in: region, against: reference)
+            #expect(psnr >= 35, "\(psnr) dB against ffmpeg's overlay")
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 0)
+        }
+
         @Test("Sound reaches the sound server: a 440 Hz tone at its level", .realTime)
         func soundReachesTheServer() async throws {
             let player = try play(try Clips.tone(seconds: 8), ["--vo", "null"])

@@ -138,6 +138,35 @@ extension Playback {
             #expect(seen[0].last == #"{event:"playback-restart"}"#)
         }
 
+        @Test("sub-text, sub-start and sub-end read the cue over the frame on screen, as mpv's; between cues \"\" and unavailable",
+              .enabled(if: hasMpv, "needs mpv"), .timeLimit(.minutes(2)))
+        func subtitleTextAsMpv() throws {
+            let clip = try Subtitles.clip(container: "mkv", codec: "srt")
+            let players = [try hplayer(clip, ["--sid", "1"]), try mpv(clip)]
+            var read: [[String]] = []
+            for player in players {
+                #expect(player.client.waitUntilLoaded())
+                _ = player.client.request([.string("set_property"), .string("pause"), .bool(true)])
+                _ = player.client.request([.string("set_property"), .string("sid"), .number(1)])
+                var values: [String] = []
+                for position in [1.6, 1.4] {
+                    player.client.events.removeAll()
+                    _ = player.client.request([.string("seek"), .number(position), .string("absolute"), .string("exact")])
+                    #expect(player.client.event("playback-restart", timeout: 20) != nil)
+                    for name in ["sub-text", "sub-start", "sub-end"] {
+                        let reply = player.client.request([.string("get_property"), .string(name)])
+                        let value = reply?["data"].map { $0.number.map { String(format: "%.3f", $0) } ?? $0.string ?? "\($0)" }
+                        values.append("\(name)@\(position): " + (value ?? (reply?["error"]?.string ?? "no reply")))
+                    }
+                }
+                read.append(values)
+                _ = player.client.request([.string("quit")])
+                #expect(player.process.wait(timeout: 10) == 0)
+            }
+            #expect(read[0] == read[1], "hplayer: \(read[0])\nmpv: \(read[1])")
+            #expect(read[0].first == "sub-text@1.6: Two\nlines")
+        }
+
         @Test("Bad clients are answered or dropped, and playback goes on to the end", .timeLimit(.minutes(1)))
         func badClientsDoNotStopPlayback() throws {
             // Paused while the bad clients come, so that however slowly a sanitized build on a busy

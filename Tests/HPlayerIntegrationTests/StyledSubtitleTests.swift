@@ -180,6 +180,27 @@ extension Playback {
             Self.expectAsMpv(ours, mpv, in: [bottom, LayoutRect(x: 0, y: 0, width: 640, height: 240)])
         }
 
+        @Test("--sub-scale 2, --sub-pos 20 and --sub-font-size 30 with --sub-font DejaVu Serif draw the SubRip cue as mpv draws it with the same options",
+              .timeLimit(.minutes(2)))
+        func scaledAndMovedAsMpv() throws {
+            let cues = try Subtitles.subtitleFile("scaled.srt", "1\n00:00:01,000 --> 00:00:04,000\nScaled up\n\n")
+            let clip = try Self.black()
+            let plain = try Self.hplayerFrame(clip, at: "2", ["--sub-file", cues])
+            let whole = LayoutRect(x: 0, y: 0, width: 640, height: 360)
+            let isText = { (r: Int, g: Int, b: Int) in r > 200 && g > 200 && b > 200 }
+            for options in [["--sub-scale", "2"], ["--sub-pos", "20"], ["--sub-font", "DejaVu Serif", "--sub-font-size", "30"]] {
+                let ours = try Self.hplayerFrame(clip, at: "2", ["--sub-file", cues] + options)
+                let mpv = try Self.mpvFrame(clip, at: "2", ["--sub-file=\(cues)", "\(options[0])=\(options[1])"]
+                                                          + (options.count > 2 ? ["\(options[2])=\(options[3])"] : []))
+                Self.expectAsMpv(ours, mpv, in: [LayoutRect(x: 0, y: 0, width: 640, height: 180), LayoutRect(x: 0, y: 180, width: 640, height: 180)])
+                #expect(ours.psnr(in: whole, against: plain) < 30, "\(options) made no difference")
+            }
+            // Twice the size: about four times the white pixels.
+            let scaled = try Self.hplayerFrame(clip, at: "2", ["--sub-file", cues, "--sub-scale", "2"])
+            let ratio = Double(scaled.count(in: whole, isText)) / Double(max(1, plain.count(in: whole, isText)))
+            #expect(ratio > 3 && ratio < 5, "white pixels \(ratio) times as many")
+        }
+
         /// DejaVu Serif under a family name no system has: "DejaVu Serif" is 12 characters, as
         /// "HPlayer Test" is, so the name table's offsets hold (FreeType checks no checksum).
         static func renamedFont() throws -> String {

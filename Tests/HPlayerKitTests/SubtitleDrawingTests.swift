@@ -104,3 +104,88 @@ import Testing
         #expect(none.version != first.version && none.overlay.drawnRegion == nil)
     }
 }
+
+@Suite struct BitmapSubtitleTests {
+    /// A rectangle of `indices` (width 2) through `SubtitleBitmaps.rectangle`, the palette opaque
+    /// red (1) and half-transparent blue (2); index 0 is transparent.
+    private func rectangle(x: Int, y: Int, _ indices: [UInt8], canvas: PictureSize?) -> SubtitleBitmaps.Rectangle? {
+        indices.withUnsafeBufferPointer {
+            SubtitleBitmaps.rectangle(x: x, y: y, width: 2, height: indices.count / 2, lineSize: 2, indices: $0.baseAddress!,
+                                      palette: [0x0000_0000, 0xFFFF_0000, 0x8000_00FF], canvas: canvas)
+        }
+    }
+
+    @Test("A bitmap's palette is applied as RGBA; an index past the palette is transparent")
+    func paletteApplied() throws {
+        let made = try #require(rectangle(x: 1, y: 1, [1, 2, 0, 7], canvas: nil))
+        #expect(made.pixels == [255, 0, 0, 255, 0, 0, 255, 128, 0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test("A bitmap past the canvas is cut to it; one wholly outside is nothing", arguments: [
+        (3, 0, PictureSize(width: 4, height: 4), 1, 2),
+        (-1, 3, PictureSize(width: 4, height: 4), 1, 1),
+        (4, 0, PictureSize(width: 4, height: 4), 0, 0),
+        (0, 0, nil, 2, 2),
+    ])
+    func cutToCanvas(x: Int, y: Int, canvas: PictureSize?, width: Int, height: Int) {
+        let made = rectangle(x: x, y: y, [1, 1, 1, 1], canvas: canvas)
+        #expect(made.map { ($0.width, $0.height) } ?? (0, 0) == (width, height))
+        if let made { #expect(made.x >= 0 && made.y >= 0) }
+    }
+
+    @Test("A bitmap on a canvas of the picture's size lands pixel for pixel; on one half its size, on twice the pixels",
+          arguments: [(PictureSize(width: 8, height: 4), LayoutRect(x: 1, y: 0, width: 2, height: 1), true),
+                      (PictureSize(width: 4, height: 2), LayoutRect(x: 2, y: 0, width: 4, height: 2), false)])
+    func scaledWithThePicture(canvas: PictureSize, covered: LayoutRect, exact: Bool) throws {
+        let bitmaps = SubtitleBitmaps(rectangles: [try #require(rectangle(x: 1, y: 0, [1, 1], canvas: nil))], canvas: nil)
+        let size = PictureSize(width: 8, height: 4)
+        var pixels = [UInt8](repeating: 0, count: 8 * 4 * 3)
+        pixels.withUnsafeMutableBufferPointer {
+            SubtitleBlending.blend(bitmaps, canvas: canvas, onto: $0.baseAddress!, lineSize: 24, size: size, bytesPerPixel: 3)
+        }
+        for y in 0..<4 {
+            for x in 0..<8 {
+                let inside = x >= covered.x && x < covered.x + covered.width && y >= covered.y && y < covered.y + covered.height
+                let red = pixels[(y * 8 + x) * 3]
+                #expect(inside ? (exact ? red == 255 : red > 0) : red == 0, "(\(x), \(y)): \(red)")
+                #expect(pixels[(y * 8 + x) * 3 + 1] == 0)
+            }
+        }
+        #expect(SubtitleBlending.bounds(of: bitmaps, canvas: canvas, within: size) == covered)
+    }
+
+    @Test("A half-transparent bitmap pixel over the overlay keeps its colour at its alpha, and over an opaque one mixes")
+    func halfTransparentComposited() throws {
+        let bitmaps = SubtitleBitmaps(rectangles: [try #require(rectangle(x: 0, y: 0, [2, 2], canvas: nil))], canvas: nil)
+        let overlay = SubtitleOverlay(size: PictureSize(width: 2, height: 1))
+        overlay.replace(with: nil, bitmaps: [bitmaps])
+        #expect(Array(overlay.pixels[0..<4]) == [0, 0, 255, 128])
+        #expect(overlay.drawnRegion == LayoutRect(x: 0, y: 0, width: 2, height: 1))
+        var picture: [UInt8] = [255, 255, 255, 255, 255, 255]
+        picture.withUnsafeMutableBufferPointer {
+            SubtitleBlending.blend(bitmaps, canvas: PictureSize(width: 2, height: 1), onto: $0.baseAddress!, lineSize: 6,
+                                   size: PictureSize(width: 2, height: 1), bytesPerPixel: 3)
+        }
+        #expect(Array(picture[0..<3]) == [127, 127, 255])
+    }
+
+    @Test("A bitmap clear ends the cue showing, whose end was open or later (a DVB page's time-out); a later cue is not touched")
+    func clearEndsTheOpenCue() {
+        let bitmaps = SubtitleBitmaps(rectangles: [SubtitleBitmaps.Rectangle(x: 0, y: 0, width: 1, height: 1, pixels: [1, 2, 3, 4])], canvas: nil)
+        let track = SubtitleTrack(description: SubtitleTrackDescription(streamIndex: 0, path: nil, codec: "hdmv_pgs_subtitle",
+                                                                        language: nil, title: nil, isDefault: false))
+        track.take(.cue(SubtitleCue(start: 1, end: .infinity, text: "", bitmaps: bitmaps)))
+        #expect(track.shown(at: 5)?.cues.first?.bitmaps == bitmaps)
+        track.take(.clear(at: 4))
+        #expect(track.shown(at: 3.99) != nil)
+        #expect(track.shown(at: 4) == nil)
+        // Read again after a seek back: the same cue once, still ended.
+        track.take(.cue(SubtitleCue(start: 1, end: .infinity, text: "", bitmaps: bitmaps)))
+        track.take(.clear(at: 4))
+        #expect(track.cues.map(\.end) == [4])
+        track.take(.cue(SubtitleCue(start: 6, end: 30, text: "", bitmaps: bitmaps)))
+        track.take(.clear(at: 8))
+        track.take(.clear(at: 5))
+        #expect(track.cues.map(\.end) == [4, 8])
+    }
+}

@@ -1,25 +1,31 @@
 import CFFmpeg
 
-/// A text subtitle decoder (SubRip, ASS, mov_text, WebVTT, …): each packet to a cue, timed from
-/// the packet, with its plain text and its ASS event (libavcodec converts every text format to
-/// ASS). Bitmap formats (PGS, DVD) are refused at creation.
+/// A subtitle decoder: each packet to a cue, timed from the packet. Text formats (SubRip, ASS,
+/// mov_text, WebVTT, …) give their plain text and their ASS event (libavcodec converts every
+/// text format to ASS); bitmap formats (PGS, DVB, DVD, XSUB) give their picture.
 final class SubtitleDecoder {
     private let codec: CodecContext
     private let timeBase: TimeBase
     /// The stream is ASS or SSA: its events keep their ReadOrder, and its header is its own.
     private let isASS: Bool
+    /// The stream is a bitmap format: its cues are pictures.
+    private let isBitmap: Bool
     /// The ASS script header its cues are drawn with; nil for HPlayer's (a text format).
     let header: String?
 
+    /// What one packet gives.
+    enum Decoded: Equatable {
+        case cue(SubtitleCue)
+        /// The cue showing ends here (a bitmap format's empty picture).
+        case clear(at: Double)
+    }
+
     init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         let codecID = stream.pointee.codecpar.pointee.codec_id
-        let codecName = String(cString: avcodec_get_name(codecID))
-        guard let descriptor = avcodec_descriptor_get(codecID), descriptor.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 else {
-            throw MediaError(input: codecName, reason: "bitmap subtitles are not supported")
-        }
         codec = try CodecContext(stream: stream, threads: 1)
         timeBase = TimeBase(stream.pointee.time_base)
         isASS = codecID == AV_CODEC_ID_ASS || codecID == AV_CODEC_ID_SSA
+        isBitmap = avcodec_descriptor_get(codecID).map { $0.pointee.props & AV_CODEC_PROP_BITMAP_SUB != 0 } ?? false
         let context = codec.context.pointee
         if isASS, let bytes = context.subtitle_header, context.subtitle_header_size > 0 {
             header = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(context.subtitle_header_size)), as: UTF8.self)
@@ -28,9 +34,17 @@ final class SubtitleDecoder {
         }
     }
 
-    /// The cue in `packet`; nil when it holds none (an empty sample that ends the one before,
-    /// as mov_text writes between cues) or cannot be decoded.
-    func decode(_ packet: UnsafeMutablePointer<AVPacket>) -> SubtitleCue? {
+    /// The size a bitmap format's positions count in, when the stream has told it (a PGS
+    /// presentation's, a DVD .idx's size line); nil before then, or for text.
+    private var canvas: PictureSize? {
+        let context = codec.context.pointee
+        return context.width > 0 && context.height > 0 ? PictureSize(width: Int(context.width), height: Int(context.height)) : nil
+    }
+
+    /// The cue in `packet`, or the end of the one showing; nil when it holds neither (an empty
+    /// sample between text cues, as mov_text writes, that the next cue's start ends anyway) or
+    /// cannot be decoded.
+    func decode(_ packet: UnsafeMutablePointer<AVPacket>) -> Decoded? {
         let ticks = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
         guard let packetStart = timeBase.seconds(ticks) else { return nil }
         var subtitle = AVSubtitle()
@@ -38,6 +52,11 @@ final class SubtitleDecoder {
         let result = avcodec_decode_subtitle2(codec.context, &subtitle, &hasSubtitle, packet)
         guard result >= 0, hasSubtitle != 0 else { return nil }
         defer { avsubtitle_free(&subtitle) }
+        let start = packetStart + Double(subtitle.start_display_time) / 1000
+        if isBitmap {
+            guard let bitmaps = SubtitleBitmaps.make(from: subtitle, canvas: canvas) else { return .clear(at: start) }
+            return .cue(SubtitleCue(start: start, end: end(of: subtitle, packet: packet, start: packetStart), text: "", bitmaps: bitmaps))
+        }
         var lines: [String] = []
         var events: [String] = []
         for index in 0..<Int(subtitle.num_rects) {
@@ -59,16 +78,20 @@ final class SubtitleDecoder {
             }
         }
         guard !events.isEmpty else { return nil }
-        let start = packetStart + Double(subtitle.start_display_time) / 1000
-        let end: Double
-        if packet.pointee.duration > 0, let duration = timeBase.seconds(packet.pointee.duration) {
-            end = packetStart + duration
-        } else if subtitle.end_display_time > subtitle.start_display_time, subtitle.end_display_time != UInt32.max {
-            end = packetStart + Double(subtitle.end_display_time) / 1000
-        } else {
-            end = .infinity
-        }
         // libavcodec gives one rectangle a packet for text formats; ASS in Matroska one event a packet.
-        return SubtitleCue(start: start, end: end, text: lines.joined(separator: "\n"), event: events.joined(separator: "\n"))
+        return .cue(SubtitleCue(start: start, end: end(of: subtitle, packet: packet, start: packetStart),
+                                text: lines.joined(separator: "\n"), event: events.joined(separator: "\n")))
+    }
+
+    /// The packet's duration, else the subtitle's own end; `.infinity` when neither is known
+    /// (a PGS display set lasts until the next).
+    private func end(of subtitle: AVSubtitle, packet: UnsafeMutablePointer<AVPacket>, start packetStart: Double) -> Double {
+        if packet.pointee.duration > 0, let duration = timeBase.seconds(packet.pointee.duration) {
+            return packetStart + duration
+        }
+        if subtitle.end_display_time > subtitle.start_display_time, subtitle.end_display_time != UInt32.max {
+            return packetStart + Double(subtitle.end_display_time) / 1000
+        }
+        return .infinity
     }
 }

@@ -59,10 +59,11 @@ private final class SubtitleLog: @unchecked Sendable {
 
     func frameShown(_ pts: Double, with subtitle: ShownSubtitle?) {
         guard subtitle != shown else { return }
-        // Text only: an ASS drawing with no text is drawn, and has nothing to write.
-        for cue in subtitle?.cues ?? [] where !cue.text.isEmpty && !(shown?.cues.contains(cue) ?? false) {
+        // An ASS drawing with no text is drawn, and has nothing to write; a bitmap cue is
+        // written as the rectangles it shows, on its canvas ("[bitmap 120x60+400+280]").
+        for cue in subtitle?.cues ?? [] where !(cue.text.isEmpty && cue.bitmaps == nil) && !Self.wasShown(cue, in: shown) {
             var text = ""
-            for character in cue.text {
+            for character in cue.bitmaps.map(Self.describe) ?? cue.text {
                 switch character {
                 case "\n": text += "\\n"
                 case "\t": text += " "
@@ -73,6 +74,15 @@ private final class SubtitleLog: @unchecked Sendable {
         }
         file.flush()
         shown = subtitle
+    }
+
+    /// The same cue, its end perhaps learnt since (a bitmap cue's, at its clear).
+    private static func wasShown(_ cue: SubtitleCue, in shown: ShownSubtitle?) -> Bool {
+        shown?.cues.contains { $0.start == cue.start && $0.showsTheSame(as: cue) } ?? false
+    }
+
+    private static func describe(_ bitmaps: SubtitleBitmaps) -> String {
+        bitmaps.rectangles.map { "[bitmap \($0.width)x\($0.height)+\($0.x)+\($0.y)]" }.joined(separator: " ")
     }
 }
 

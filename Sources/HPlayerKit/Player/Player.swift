@@ -71,6 +71,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         followsLiveEdge.store(machine.live != nil, ordering: .relaxed)
         subtitles = SubtitleTracks(choice: options.subtitleTrack, delay: options.subtitleDelay)
+        subtitles.selection.style = options.subtitleStyle
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -134,6 +135,15 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         get { subtitles.delay }
         set {
             subtitles.delay = newValue
+            videoOutput.requestRefresh()
+        }
+    }
+
+    /// The scale, position and text font subtitles are drawn with.
+    public var subtitleStyle: SubtitleStyle {
+        get { subtitles.selection.style }
+        set {
+            subtitles.selection.style = newValue
             videoOutput.requestRefresh()
         }
     }

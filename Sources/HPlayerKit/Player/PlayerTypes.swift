@@ -63,6 +63,9 @@ public struct PlayerOptions: Sendable {
     public var subtitleTrack = SubtitleChoice.auto
     /// Seconds the subtitles come later by, earlier when negative (mpv's --sub-delay).
     public var subtitleDelay = 0.0
+    /// The scale, position and text font subtitles are drawn with (mpv's --sub-scale, --sub-pos,
+    /// --sub-font, --sub-font-size).
+    public var subtitleStyle = SubtitleStyle()
 
     /// The defaults: keyframe seeks, timed, speed 1, no A-B loop, subtitles as `SubtitleChoice.auto` picks.
     public init() {}

@@ -16,7 +16,8 @@ public enum Snapshot {
             throw MediaError(input: url, reason: "a percentage needs a known duration")
         }
         let track = try subtitles.map { choice throws(MediaError) in try choice.load(media: url, startTime: grabber.startTime) }
-        try WholeFile.write(try png(from: grabber, atMediaTime: grabber.startTime + seconds, subtitleTrack: track), to: path)
+        try WholeFile.write(try png(from: grabber, atMediaTime: grabber.startTime + seconds, subtitleTrack: track,
+                                    style: subtitles?.style ?? SubtitleStyle()), to: path)
     }
 
     /// The `s` key: the frame at `mediaPts` (the media pts of the frame on screen,
@@ -36,9 +37,13 @@ public enum Snapshot {
 
     /// The subtitle is drawn at the frame's time, as it shows with that frame in playback.
     private static func png(from grabber: FrameGrabber, atMediaTime time: Double, subtitle: ShownSubtitle? = nil,
-                            subtitleTrack: SubtitleTrack? = nil) throws(MediaError) -> [UInt8] {
+                            subtitleTrack: SubtitleTrack? = nil, style: SubtitleStyle = SubtitleStyle()) throws(MediaError) -> [UInt8] {
         let frame = try grabber.frame(atMediaTime: time)
-        let subtitle = subtitle ?? subtitleTrack?.shown(at: frame.mediaPts)
+        let subtitle = subtitle ?? subtitleTrack?.shown(at: frame.mediaPts).map { shown in
+            var styled = shown
+            styled.style = style
+            return styled
+        }
         let picture: Frame
         do {
             picture = try UprightPicture.make(from: frame, format: grabber.videoFormat)

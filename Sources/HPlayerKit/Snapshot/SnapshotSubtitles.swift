@@ -6,10 +6,13 @@ public struct SnapshotSubtitles: Sendable, Equatable {
     /// `--sid`: the media's subtitle stream, numbered from 1; nil: the one marked default, else
     /// the first text one.
     public var stream: Int?
+    /// `--sub-scale`, `--sub-pos`, `--sub-font`, `--sub-font-size`.
+    public var style: SubtitleStyle
 
-    public init(file: String? = nil, stream: Int? = nil) {
+    public init(file: String? = nil, stream: Int? = nil, style: SubtitleStyle = SubtitleStyle()) {
         self.file = file
         self.stream = stream
+        self.style = style
     }
 
     /// The track, read whole; an external file's times count from the media's `startTime`.

@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// A text subtitle stream as the read loop reads it: its decoder, and the track its cues go to.
+/// A subtitle stream as the read loop reads it: its decoder, and the track its cues go to.
 struct SubtitleStreamReader {
     let streamIndex: Int32
     let decoder: SubtitleDecoder
@@ -8,10 +8,11 @@ struct SubtitleStreamReader {
 }
 
 /// Subtitles (read thread). Their packets are few and tiny, so they are decoded as they are
-/// read, with no queue or thread of their own, and every text stream is read, not only the one
+/// read, with no queue or thread of their own, and every stream is read, not only the one
 /// shown: a switch of subtitle track then shows the new one's cues at once, with no seek.
 extension FFmpegSource {
-    /// A track for each subtitle stream, in the file's order; bitmap ones are listed but not read.
+    /// A track for each subtitle stream, in the file's order; one libavcodec cannot decode is
+    /// listed but not read.
     func makeSubtitleTracks(info: MediaInfo) -> [SubtitleTrack] {
         var made: [SubtitleTrack] = []
         let fonts = FontAttachments.fonts(in: container.streams)
@@ -90,7 +91,7 @@ extension FFmpegSource {
     /// Decodes `packet` into its track's cues when it is a subtitle's; false when it is not.
     func readSubtitle(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
         guard let reader = subtitleReaders.first(where: { $0.streamIndex == packet.pointee.stream_index }) else { return false }
-        if let cue = reader.decoder.decode(packet) { reader.track.add(cue) }
+        if let decoded = reader.decoder.decode(packet) { reader.track.take(decoded) }
         av_packet_unref(packet)
         return true
     }

@@ -5,24 +5,33 @@ enum ASSScript {
     /// mpv's look for such subtitles, white on a black outline, bottom centre. mpv sets its
     /// --sub-font-size 55, --sub-border-size 3, --sub-margin-x 25 and --sub-margin-y 22 (for 720
     /// lines) on libavcodec's 384x288 canvas, scaled by 288/720, the margins to whole units.
-    static let textHeader = """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 384
-        PlayResY: 288
-        ScaledBorderAndShadow: yes
-        WrapStyle: 0
+    static let textHeader = textHeader(font: "sans-serif", fontSize: 55)
 
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, \
-        MarginV, Encoding
-        Style: Default,sans-serif,22,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,1.2,0,2,10,10,8,1
+    /// The same header in `font` of `fontSize` (mpv's units: pixels at 720 lines).
+    static func textHeader(font: String, fontSize: Double) -> String {
+        // A comma would end the style's field.
+        let name = String(font.map { $0 == "," ? " " : $0 })
+        let size = fontSize * 288 / 720
+        let sizeText = size == size.rounded() ? String(Int(size)) : String(size)
+        return """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 384
+            PlayResY: 288
+            ScaledBorderAndShadow: yes
+            WrapStyle: 0
 
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+            Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, \
+            MarginV, Encoding
+            Style: Default,\(name),\(sizeText),&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,1.2,0,2,10,10,8,1
 
-        """
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+            """
+    }
 
     /// The event of a cue that came as plain text: its lines in the default style, with what
     /// ASS would read as markup (`{`, a backslash) kept as text.

@@ -1,5 +1,6 @@
 /// One subtitle event, shown from `start` until `end`, in media seconds (the timestamps frames
-/// carry as `mediaPts`): its plain text, and the ASS event it came as when it came as one.
+/// carry as `mediaPts`): its plain text, and the ASS event it came as when it came as one, or
+/// the picture it came as (a bitmap format).
 public struct SubtitleCue: Sendable, Equatable {
     /// Media seconds it comes on screen.
     public var start: Double
@@ -12,18 +13,29 @@ public struct SubtitleCue: Sendable, Equatable {
     /// line when a packet held several; nil for a cue read as plain text (WebVTT and TTML in
     /// segments), drawn in the default style.
     public var event: String?
+    /// The picture of a bitmap format's cue (its text then empty); nil for text.
+    public var bitmaps: SubtitleBitmaps?
 
     /// A cue, as the fields say.
-    public init(start: Double, end: Double, text: String, event: String? = nil) {
+    public init(start: Double, end: Double, text: String, event: String? = nil, bitmaps: SubtitleBitmaps? = nil) {
         self.start = start
         self.end = end
         self.text = text
         self.event = event
+        self.bitmaps = bitmaps
     }
 
     /// The same cue `offset` seconds later.
     func shifted(by offset: Double) -> SubtitleCue {
-        SubtitleCue(start: start + offset, end: end + offset, text: text, event: event)
+        var cue = self
+        cue.start += offset
+        cue.end += offset
+        return cue
+    }
+
+    /// The same text, event and picture, whatever the times.
+    func showsTheSame(as other: SubtitleCue) -> Bool {
+        text == other.text && event == other.event && bitmaps == other.bitmaps
     }
 }
 
@@ -36,15 +48,18 @@ public struct ShownSubtitle: Sendable, Equatable {
     public var text: String
     /// Their track's header and fonts.
     public var script: SubtitleScript
+    /// The user's scale, position and text font they are drawn with.
+    public var style: SubtitleStyle
 
-    init(cues: [SubtitleCue], script: SubtitleScript) {
+    init(cues: [SubtitleCue], script: SubtitleScript, style: SubtitleStyle = SubtitleStyle()) {
         self.cues = cues
         self.script = script
+        self.style = style
         text = cues.map(\.text).joined(separator: "\n")
     }
 
     public static func == (lhs: ShownSubtitle, rhs: ShownSubtitle) -> Bool {
-        lhs.script === rhs.script && lhs.cues == rhs.cues
+        lhs.script === rhs.script && lhs.cues == rhs.cues && lhs.style == rhs.style
     }
 }
 

@@ -43,7 +43,7 @@ enum SubtitleFile {
             let result = container.read(into: packet)
             if result == hp_averror_eof() { break }
             guard result >= 0 else { throw MediaError(input: path, reason: "cannot read: \(FFmpegError(result))") }
-            if packet.pointee.stream_index == stream.pointee.index, let cue = decoder.decode(packet) { track.add(cue) }
+            if packet.pointee.stream_index == stream.pointee.index, let decoded = decoder.decode(packet) { track.take(decoded) }
             av_packet_unref(packet)
         }
         return track

@@ -27,14 +27,18 @@ public final class SubtitleOverlay {
         drawnRegion = nil
     }
 
-    /// What libass drew, in place of what was there.
-    func replace(with images: UnsafeMutablePointer<ASS_Image>?) {
+    /// What libass drew and the bitmap cues' pictures (their canvas, when they name none, the
+    /// video as coded: `storage`), in place of what was there.
+    func replace(with images: UnsafeMutablePointer<ASS_Image>?, bitmaps: [SubtitleBitmaps] = [], storage: PictureSize? = nil) {
         let before = drawnRegion
         if let before { clear(before) }
-        drawnRegion = SubtitleBlending.bounds(of: images, within: size)
+        drawnRegion = bitmaps.reduce(SubtitleBlending.bounds(of: images, within: size)) { region, bitmaps in
+            LayoutRect.union(region, SubtitleBlending.bounds(of: bitmaps, canvas: bitmaps.canvas ?? storage ?? size, within: size))
+        }
         pixels.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             SubtitleBlending.composite(images, into: base, size: size)
+            for bitmap in bitmaps { SubtitleBlending.composite(bitmap, canvas: bitmap.canvas ?? storage ?? size, into: base, size: size) }
         }
         changedRegion = LayoutRect.union(before, drawnRegion) ?? LayoutRect(x: 0, y: 0, width: 0, height: 0)
     }

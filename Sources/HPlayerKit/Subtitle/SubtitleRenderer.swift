@@ -4,7 +4,7 @@ import Logging
 
 /// Draws subtitles as their authors styled them, with libass: ASS and SSA scripts with their
 /// styles, positions, karaoke, animation and drawings, and every text format in the default
-/// style of `ASSScript.textHeader`.
+/// style of `ASSScript.textHeader`. Bitmap formats' pictures are stretched over the video.
 ///
 /// One renderer belongs to one thread (the window's, or a snapshot's): libass is not shared.
 /// It holds only the events showing, loaded again when that set changes, so its work follows
@@ -13,9 +13,16 @@ public final class SubtitleRenderer {
     private let library: OpaquePointer
     private let renderer: OpaquePointer
     private var track: UnsafeMutablePointer<ASS_Track>?
-    /// The script the track was made with, and the cues loaded in it.
+    /// The script the track was made with (and for the text formats the font and size its
+    /// header names), and the cues loaded in it.
     private var script: SubtitleScript?
+    private var textFont: (name: String, size: Double)?
+    /// The scale and position libass is set to.
+    private var scale = 1.0
+    private var position = 100.0
     private var loaded: [SubtitleCue] = []
+    /// The bitmap cues' pictures drawn last.
+    private var drawnBitmaps: [SubtitleBitmaps] = []
     private var frameSize = PictureSize(width: 0, height: 0)
     private var storageSize = PictureSize(width: 0, height: 0)
     /// The font names added from the media (Matroska attachments), so none is added twice.
@@ -70,8 +77,10 @@ public final class SubtitleRenderer {
     /// is `storage` pixels as coded); true when its pixels changed, in `overlay.changedRegion`.
     public func draw(_ shown: ShownSubtitle?, atMediaPts pts: Double, into overlay: SubtitleOverlay, storage: PictureSize) -> Bool {
         let (images, changed) = render(shown, atMediaPts: pts, frame: overlay.size, storage: storage)
-        guard changed else { return false }
-        overlay.replace(with: images)
+        let bitmaps = Self.bitmaps(of: shown)
+        guard changed || bitmaps != drawnBitmaps else { return false }
+        drawnBitmaps = bitmaps
+        overlay.replace(with: images, bitmaps: bitmaps, storage: storage)
         return true
     }
 
@@ -89,42 +98,60 @@ public final class SubtitleRenderer {
         guard let plane = picture.plane(0) else { return }
         let (images, _) = render(shown, atMediaPts: pts, frame: size, storage: storage)
         SubtitleBlending.blend(images, onto: plane, lineSize: picture.lineSize(0), size: size, bytesPerPixel: bytesPerPixel)
+        for bitmaps in Self.bitmaps(of: shown) {
+            SubtitleBlending.blend(bitmaps, canvas: bitmaps.canvas ?? storage, onto: plane, lineSize: picture.lineSize(0), size: size,
+                                   bytesPerPixel: bytesPerPixel)
+        }
+    }
+
+    private static func bitmaps(of shown: ShownSubtitle?) -> [SubtitleBitmaps] {
+        shown?.cues.compactMap(\.bitmaps) ?? []
     }
 
     /// libass's images for `shown` at `pts`, and whether they differ from the last call's.
     private func render(_ shown: ShownSubtitle?, atMediaPts pts: Double, frame: PictureSize,
                         storage: PictureSize) -> (UnsafeMutablePointer<ASS_Image>?, Bool) {
-        var resized = false
+        var settingsChanged = false
         if frame != frameSize || storage != storageSize {
             (frameSize, storageSize) = (frame, storage)
             ass_set_frame_size(renderer, Int32(frame.width), Int32(frame.height))
             ass_set_storage_size(renderer, Int32(max(1, storage.width)), Int32(max(1, storage.height)))
             // The frame is the picture at its display size: its pixels are square.
             ass_set_pixel_aspect(renderer, 1)
-            resized = true
+            settingsChanged = true
+        }
+        if let style = shown?.style, style.scale != scale || style.position != position {
+            (scale, position) = (style.scale, style.position)
+            ass_set_font_scale(renderer, scale)
+            // libass counts from the bottom (0) to the top (100); mpv's --sub-pos from the top.
+            ass_set_line_position(renderer, 100 - position)
+            settingsChanged = true
         }
         // libass compares with the last frame it drew, which is not the last asked for when no
         // event was loaded then: a change of events is a change.
         let reloaded = load(shown)
-        guard let track, frame.width > 0, frame.height > 0 else { return (nil, resized || reloaded) }
+        guard let track, frame.width > 0, frame.height > 0 else { return (nil, settingsChanged || reloaded) }
         var change: Int32 = 0
         let milliseconds = Int64((pts * 1000).rounded())
         let images = ass_render_frame(renderer, track, milliseconds, &change)
-        return (images, change != 0 || resized || reloaded)
+        return (images, change != 0 || settingsChanged || reloaded)
     }
 
-    /// Makes the track hold exactly the cues of `shown`, in a track of its header; true when
-    /// that changed what it holds.
+    /// Makes the track hold exactly the text cues of `shown`, in a track of its header; true
+    /// when that changed what it holds.
     private func load(_ shown: ShownSubtitle?) -> Bool {
-        let cues = shown?.cues ?? []
-        if let shown, shown.script !== script {
+        let cues = shown?.cues.filter { $0.bitmaps == nil } ?? []
+        // The text formats' header is HPlayer's, in the user's font.
+        let font = shown.flatMap { $0.script === SubtitleScript.plainText ? ($0.style.font, $0.style.fontSize) : nil }
+        if let shown, shown.script !== script || font?.0 != textFont?.name || font?.1 != textFont?.size {
             if let track { ass_free_track(track) }
             addFonts(shown.script.fonts)
             track = ass_new_track(library)
             guard let track else { return true }
             // The same cue loaded again is wanted, not a duplicate to skip.
             ass_set_check_readorder(track, 0)
-            var bytes = Array(shown.script.header.utf8CString)
+            textFont = font.map { (name: $0.0, size: $0.1) }
+            var bytes = Array((font.map { ASSScript.textHeader(font: $0.0, fontSize: $0.1) } ?? shown.script.header).utf8CString)
             ass_process_codec_private(track, &bytes, Int32(bytes.count - 1))
             script = shown.script
             loaded = []

@@ -1,9 +1,10 @@
-/// Which subtitle track is shown, and whether subtitles are visible (`v`): set by the player,
-/// read at each refresh.
+/// Which subtitle track is shown, whether subtitles are visible (`v`) and the style they are
+/// drawn in: set by the player, read at each refresh.
 final class SubtitleSelection: Sendable {
     private struct State {
         var track: SubtitleTrack?
         var isVisible = true
+        var style = SubtitleStyle()
     }
 
     private let state = Locked(State())
@@ -18,10 +19,17 @@ final class SubtitleSelection: Sendable {
         set { state.withLock { $0.isVisible = newValue } }
     }
 
-    /// What to show with a frame at media time `pts`.
+    var style: SubtitleStyle {
+        get { state.withLock { $0.style } }
+        set { state.withLock { $0.style = newValue } }
+    }
+
+    /// What to show with a frame at media time `pts`, in the style set.
     func shown(at pts: Double) -> ShownSubtitle? {
-        let (track, isVisible) = state.withLock { ($0.track, $0.isVisible) }
-        return isVisible ? track?.shown(at: pts) : nil
+        let (track, isVisible, style) = state.withLock { ($0.track, $0.isVisible, $0.style) }
+        guard isVisible, var shown = track?.shown(at: pts) else { return nil }
+        shown.style = style
+        return shown
     }
 }
 

@@ -4,7 +4,7 @@
 public final class SubtitleTrack: Sendable {
     /// What the track is: its stream or file, codec, language, title.
     public let description: SubtitleTrackDescription
-    /// Why this track cannot be shown (a bitmap format), when it cannot.
+    /// Why this track cannot be shown (a codec libavcodec cannot decode), when it cannot.
     public let unsupportedReason: String?
     /// What its cues are drawn with: the file's own header and fonts for ASS and SSA, HPlayer's
     /// style for the text formats (`SubtitleScript.plainText`).
@@ -43,9 +43,9 @@ public final class SubtitleTrack: Sendable {
         state.withLock { state in
             let place = state.cues.partitioningIndex(where: { $0.start > cue.start })
             let sameStart = state.cues[..<place].reversed().prefix(while: { $0.start == cue.start })
-            if sameStart.contains(where: { $0.text == cue.text && $0.event == cue.event }) { return }
+            if sameStart.contains(where: { $0.showsTheSame(as: cue) }) { return }
             if let earlier = state.cues[..<place].lastIndex(where: {
-                $0.text == cue.text && $0.event == cue.event && $0.end >= cue.start - Self.joinTolerance
+                $0.showsTheSame(as: cue) && $0.end >= cue.start - Self.joinTolerance
             }),
                state.cues[earlier].end != .infinity {
                 state.cues[earlier].end = max(state.cues[earlier].end, cue.end)
@@ -59,6 +59,25 @@ public final class SubtitleTrack: Sendable {
             if cue.end == .infinity, place + 1 < state.cues.count {
                 state.cues[place].end = state.cues[place + 1].start
             }
+            state.shownSpan = 0..<0
+        }
+    }
+
+    /// What a decoder gave: a cue added, or the one showing ended.
+    func take(_ decoded: SubtitleDecoder.Decoded) {
+        switch decoded {
+        case .cue(let cue): add(cue)
+        case .clear(let time): clear(at: time)
+        }
+    }
+
+    /// Ends the cue showing at `time` (a bitmap format's clear: a PGS display set with no
+    /// object, an empty DVB page, which may come before the page's own time-out).
+    func clear(at time: Double) {
+        state.withLock { state in
+            let place = state.cues.partitioningIndex(where: { $0.start >= time })
+            guard place > 0, state.cues[place - 1].end > time else { return }
+            state.cues[place - 1].end = time
             state.shownSpan = 0..<0
         }
     }

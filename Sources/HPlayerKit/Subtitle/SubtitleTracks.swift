@@ -108,7 +108,7 @@ final class SubtitleTracks: Sendable {
                 return (nil, "--sid \(number): there is no such subtitle track (\(tracks.count) in all)")
             }
             guard tracks[number - 1].isSupported else {
-                return (nil, "--sid \(number): bitmap subtitles are not supported")
+                return (nil, "--sid \(number): this track cannot be decoded")
             }
             return (number, nil)
         case .auto:
