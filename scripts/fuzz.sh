@@ -10,7 +10,7 @@
 #                              FuzzSegmentKeyFrame FuzzOriginPolicy FuzzMPD FuzzSidx FuzzTextFragments
 #
 # Two targets run at a time, each on a core of its own (libFuzzer runs one thread). The test
-# command runs it for 30 s each, having built them with --build-only while the tests ran, at
+# command runs it for 15 s each, having built them with --build-only while the tests ran, at
 # idle priority beside its tests: HPLAYER_FUZZ_TIMEOUT (seconds, default 10) is then 60, as an
 # input's wall-clock time there counts the moments the tests took the CPU.
 set -euo pipefail
