@@ -8,6 +8,39 @@ extension Playback {
         /// 6 s of picture (25 fps, a key frame each second) and tone.
         static func clip() throws -> String { try Clips.audioVideo(seconds: 6) }
 
+        /// libavformat seeks MPEG-TS by timestamps alone, landing on any packet: in a stream
+        /// whose only key frame is its first, the seek must go back to it (before, no frame
+        /// at all could be decoded there).
+        @Test("--start 5 and a seek to 6.48 in an MPEG-TS file whose only key frame is its first show ffmpeg's frame at each time",
+              .timeLimit(.minutes(1)))
+        func exactInATransportStreamOfOneKeyFrame() async throws {
+            let clip = try Fixtures.clip("one-key-frame.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8",
+                                                              "-c:v", "libx264", "-preset", "ultrafast", "-g", "500", "-bf", "0"])
+            let expected = try Fixtures.frameMD5s(clip)
+            let folder = Fixtures.newFolder("ts-one-key")
+            let result = try Command.run([Command.hplayer, clip, "--start", "5", "--vo", "record:\(folder)", "--ao", "null", "--no-status"],
+                                         timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            let frames = RecordedRun(folder: folder).presentedFrames
+            #expect(frames.first?.md5 == expected[125], "the first frame shown is not the one at 5 s")
+            #expect(frames.map(\.md5) == Array(expected[125...]))
+            let session = PlayerSession(url: clip, name: "ts-one-key-seek")
+            defer { session.close() }
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("started") { if case .started = $0 { true } else { false } }
+            // Paused: the frame it lands on is the last presented.
+            session.player.pause()
+            let before = session.eventCount
+            session.player.seek(to: 6.48, mode: .exact)
+            try await session.waitForSeekDone(after: before, timeout: 20)
+            // MPEG-TS starts at 1.4 s, as ffmpeg writes it.
+            let presented = RecordedRun(folder: session.folder).presentedFrames
+            let landed = presented.last
+            #expect(landed.map { abs($0.pts - 7.88) < 0.001 } ?? false, "landed on \(String(describing: landed?.pts))")
+            #expect(landed?.md5 == expected[162])
+        }
+
         /// Opens `clip` (by default the 6 s one) paused and waits for the preview frame.
         private func pausedSession(_ name: String, clip: String? = nil,
                                    options: PlayerOptions = PlayerOptions()) async throws -> PlayerSession {

@@ -20,10 +20,17 @@ final class SubtitleDecoder {
         case clear(at: Double)
     }
 
-    init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        let codecID = stream.pointee.codecpar.pointee.codec_id
-        codec = try CodecContext(stream: stream, threads: 1)
-        timeBase = TimeBase(stream.pointee.time_base)
+    convenience init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base)
+    }
+
+    /// A decoder of a stream of these parameters, its packets timed in `timeBase`; `configure`
+    /// sets the decoder's options before it opens.
+    init(parameters: UnsafePointer<AVCodecParameters>, timeBase avTimeBase: AVRational,
+         configure: (UnsafeMutablePointer<AVCodecContext>) -> Int32 = { _ in 0 }) throws(MediaError) {
+        let codecID = parameters.pointee.codec_id
+        codec = try CodecContext(parameters: parameters, timeBase: avTimeBase, threads: 1, configure: configure)
+        timeBase = TimeBase(avTimeBase)
         isASS = codecID == AV_CODEC_ID_ASS || codecID == AV_CODEC_ID_SSA
         isBitmap = avcodec_descriptor_get(codecID).map { $0.pointee.props & AV_CODEC_PROP_BITMAP_SUB != 0 } ?? false
         let context = codec.context.pointee
@@ -32,6 +39,11 @@ final class SubtitleDecoder {
         } else {
             header = nil
         }
+    }
+
+    /// Forgets what it was building (a seek: a caption half received).
+    func flush() {
+        avcodec_flush_buffers(codec.context)
     }
 
     /// The size a bitmap format's positions count in, when the stream has told it (a PGS

@@ -376,6 +376,14 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
+    /// Whether a seek goes by timestamps alone, not to a key frame: libavformat's search by
+    /// timestamp in a format with no index of its own (MPEG-TS, MPEG-PS), which lands on any
+    /// packet, so that the next key frame may come past the target, or not at all.
+    var seeksByTimestampAlone: Bool {
+        guard renditions.isEmpty, timed == nil, !isRawElementaryStream, let format = context?.pointee.iformat else { return false }
+        return format.pointee.read_seek == nil && format.pointee.read_seek2 == nil
+    }
+
     /// FFmpeg's raw elementary-stream video demuxers (rawdec.h): their packets carry no
     /// timestamps, though only some flag AVFMT_NOTIMESTAMPS.
     private static let rawVideoDemuxers: Set<String> = ["h264", "hevc", "vvc", "h261", "h263", "m4v", "mpegvideo", "cavsvideo",

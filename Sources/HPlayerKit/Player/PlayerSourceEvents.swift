@@ -29,9 +29,18 @@ extension Player: SourceDelegate {
                 lock.withLock { (videoTrack, videoRenderer) = (track, renderer) }
             }
         }
-        if let warning = subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime) { Log.player.warning("\(warning)") }
+        if let warning = subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime,
+                                                captionsMayFollow: tracks.contains { $0.captions != nil }) {
+            Log.player.warning("\(warning)")
+        }
         decide(.opened(info, hasAudio: made.audio != nil, hasVideo: made.video != nil))
         followsLiveEdge.store(lock.withLock { machine.live != nil }, ordering: .relaxed)
+    }
+
+    public func source(_ source: MediaSource, didFindCaptions track: SubtitleTrack) {
+        let number = subtitles.addCaptions(track)
+        Log.player.info("\(url): the video carries closed captions: subtitle track \(number)")
+        videoOutput.requestRefresh()
     }
 
     public func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError) {

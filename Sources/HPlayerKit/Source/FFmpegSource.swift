@@ -230,7 +230,8 @@ public final class FFmpegSource: MediaSource, TrackListener, @unchecked Sendable
                 let mediaEnd: Double?? = container.knowsStreamEnds ? nil : .some(container.duration.map { container.startTime + $0 })
                 made.append(Track(kind: kind, stream: stream, index: index, decoder: decoder, startTime: container.startTime,
                                   packetCapacity: options.packetQueueCapacity, frameCapacity: frameCapacity,
-                                  rawPacing: rawPacing, mediaEnd: mediaEnd))
+                                  rawPacing: rawPacing, mediaEnd: mediaEnd,
+                                  captions: kind == .video ? makeCaptions(codec: stream.pointee.codecpar.pointee.codec_id) : nil))
             } catch {
                 problems.append("\(kind.rawValue) stream \(index) (\(error.input)): \(error.reason)")
                 stream.pointee.discard = AVDISCARD_ALL

@@ -111,6 +111,13 @@ public protocol SourceDelegate: AnyObject, Sendable {
     func source(_ source: MediaSource, didReplace old: Track, with new: Track) throws(MediaError)
     /// A buffering evaluation, with the load state it leads to, for the frames of `serial`.
     func source(_ source: MediaSource, didEvaluate report: BufferingReport, loadState: LoadState, serial: Int)
+    /// The video's pictures carry closed captions, decoded into `track` from now on (called
+    /// once, from the video track's decode thread).
+    func source(_ source: MediaSource, didFindCaptions track: SubtitleTrack)
+}
+
+extension SourceDelegate {
+    public func source(_ source: MediaSource, didFindCaptions track: SubtitleTrack) {}
 }
 
 /// Opens media, reads it on its own thread into its tracks, seeks, loops and decides buffering.

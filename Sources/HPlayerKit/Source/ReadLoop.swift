@@ -317,6 +317,39 @@ extension FFmpegSource {
         return true
     }
 
+    /// Where to seek so that reading starts at a video key frame at or before `target`. Where
+    /// libavformat seeks by timestamps alone, it lands on any packet: earlier and earlier
+    /// (a second, two, four…, as mpv seeks again), until the video's first packet there is a key
+    /// frame no later than the target, the media's start at last. Elsewhere, `target` itself.
+    private func keyFramePosition(before target: Double) -> Double {
+        guard container.seeksByTimestampAlone, let video = tracks.first(where: { $0.kind == .video }),
+              let scratch = scratchPacket else { return target }
+        var position = target
+        var backoff = 1.0
+        while position > container.startTime {
+            guard container.seek(toMicroseconds: Int64(saturating: position * 1_000_000)) >= 0 else { return target }
+            var first: (isKey: Bool, pts: Double?)?
+            // A video packet comes within a few hundred of any other; a stream with none is left as it is.
+            for _ in 0..<Self.packetsToAVideoPacket {
+                guard container.read(into: scratch) >= 0 else { break }
+                defer { av_packet_unref(scratch) }
+                guard scratch.pointee.stream_index == video.streamIndex else { continue }
+                first = (scratch.pointee.flags & AV_PKT_FLAG_KEY != 0, video.timeBase.seconds(scratch.pointee.pts))
+                break
+            }
+            if let first, first.isKey, let pts = first.pts, pts <= target + Self.timestampTolerance { return position }
+            if first == nil, position == target { return target }
+            position = max(container.startTime, target - backoff)
+            backoff *= 2
+        }
+        return container.startTime
+    }
+
+    /// How many packets are read after a seek for the video's first.
+    private static let packetsToAVideoPacket = 2000
+    /// A packet this little past the target is at it (timestamps rounded to their time base).
+    private static let timestampTolerance = 0.001
+
     private func execute(_ request: SeekRequest) {
         guard request.mode != .liveEdge else { return executeLiveJump(serial: request.serial) }
         var position = max(0, request.position)
@@ -327,7 +360,8 @@ extension FFmpegSource {
         // A raw stream has no timestamps to seek by: it is read again from its first byte and
         // every picture before the target decoded and dropped, so the seek is exact.
         let isRaw = isTimestampless
-        let result = isRaw ? container.seekToFirstByte() : container.seek(toMicroseconds: Int64(saturating: target * 1_000_000))
+        let result = isRaw ? container.seekToFirstByte()
+            : container.seek(toMicroseconds: Int64(saturating: keyFramePosition(before: target) * 1_000_000))
         if result < 0 {
             Log.source.warning("\(url): cannot seek to \(position)s: \(FFmpegError(result))")
         }

@@ -37,6 +37,17 @@ extension FFmpegSource {
         return made
     }
 
+    /// The captions a video stream of `codec` may carry, told to the delegate at the first
+    /// (from the decode thread).
+    func makeCaptions(codec: AVCodecID) -> ClosedCaptions? {
+        guard ClosedCaptions.mayCarry(codec) else { return nil }
+        let delegate = self.delegate
+        return ClosedCaptions { [weak self, weak delegate] track in
+            guard let self else { return }
+            delegate?.source(self, didFindCaptions: track)
+        }
+    }
+
     /// A track for each text rendition the segment stream names (a DASH text set), read
     /// alongside by a reader of its own; numbered after the file's subtitle streams.
     func startTextRenditions() -> [SubtitleTrack] {

@@ -1,5 +1,6 @@
 /// The subtitle tracks a player can show, numbered from 1 as mpv's `--sid` counts them: the
-/// file's subtitle streams in order, then the external files. Keeps which one is shown (in the
+/// file's subtitle streams in order, then the external files, then the video's closed captions
+/// once they are found. Keeps which one is shown (in the
 /// selection the video renderer reads) and whether subtitles are visible.
 final class SubtitleTracks: Sendable {
     let selection = SubtitleSelection()
@@ -7,13 +8,14 @@ final class SubtitleTracks: Sendable {
     private struct State {
         var embedded: [SubtitleTrack] = []
         var external: [SubtitleTrack] = []
+        var captions: [SubtitleTrack] = []
         var choice: SubtitleChoice
         var selected: SubtitleTrack?
         /// The media's start time, once open: where external files' times count from.
         var startTime: Double?
         /// mpv's --sub-delay, for every track.
         var delay = 0.0
-        var all: [SubtitleTrack] { embedded + external }
+        var all: [SubtitleTrack] { embedded + external + captions }
     }
 
     private let state: Locked<State>
@@ -54,20 +56,39 @@ final class SubtitleTracks: Sendable {
 
     /// The media is open: its streams join the list, external files are placed on its timeline,
     /// and the track asked for at the start is picked. Returns a warning when that track is not there.
-    func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double) -> String? {
+    /// `captionsMayFollow`: the video may carry captions, which would be the next track; a
+    /// `--sid` of its number waits for them.
+    func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double, captionsMayFollow: Bool = false) -> String? {
         let (picked, warning) = state.withLock { state -> (SubtitleTrack?, String?) in
             state.embedded = embedded
+            state.captions = []
             state.startTime = startTime
             for track in embedded { track.setDelay(state.delay) }
             for track in state.external { track.setOffset(startTime) }
             let all = state.all
             let picks = all.map { Pick(isDefault: $0.description.isDefault, isSupported: $0.unsupportedReason == nil) }
+            if captionsMayFollow, state.choice == .number(all.count + 1) { return (nil, nil) }
             let (number, warning) = Self.pick(state.choice, among: picks, externalCount: state.external.count)
             state.selected = number.map { all[$0 - 1] }
             return (state.selected, warning)
         }
         selection.track = picked
         return warning
+    }
+
+    /// The video's captions, found: listed last, and shown when `--sid` asked for their number.
+    /// Returns that number.
+    func addCaptions(_ track: SubtitleTrack) -> Int {
+        let (number, shows) = state.withLock { state -> (Int, Bool) in
+            track.setDelay(state.delay)
+            state.captions.append(track)
+            let number = state.all.count
+            guard state.selected == nil, state.choice == .number(number) else { return (number, false) }
+            state.selected = track
+            return (number, true)
+        }
+        if shows { selection.track = track }
+        return number
     }
 
     /// Shows track `number` (from 1), or none for nil.

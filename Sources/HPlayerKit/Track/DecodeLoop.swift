@@ -183,7 +183,10 @@ final class DecodeLoop: @unchecked Sendable {
         if decoded.decode_error_flags != 0 || decoded.flags & AV_FRAME_FLAG_CORRUPT != 0 { track.noteDamagedFrame() }
         stampTimes(frame)
         switch track.kind {
-        case .video: handleVideo(frame)
+        case .video:
+            // Before an exact seek's dropping: the pictures skipped build the caption screen too.
+            track.captions?.take(frame)
+            handleVideo(frame)
         case .audio: handleAudio(frame)
         }
     }

@@ -56,6 +56,8 @@ public final class Track: @unchecked Sendable {
     /// Frames that receive a conversion (pixel format, resampling) into storage of their own.
     let conversionPool: ObjectPool<Frame>
     let decoder: Decoder
+    /// The captions the pictures may carry (a video track of a codec that can), fed as they decode.
+    let captions: ClosedCaptions?
     private(set) var pixelConverter: PixelConverter?
     private(set) var resampler: AudioResampler?
     /// The format frames are queued in (audio tracks).
@@ -95,8 +97,10 @@ public final class Track: @unchecked Sendable {
     /// `mediaEnd`: where the media ends, for a stream whose own duration is not the media's (a
     /// segmented stream's first section's): its `declaredEnd` then.
     init(kind: MediaKind, stream: UnsafeMutablePointer<AVStream>, index: Int32, decoder: Decoder, startTime: Double,
-         packetCapacity: Int, frameCapacity: Int, rawPacing: RawStreamPacing? = nil, mediaEnd: Double?? = nil) {
+         packetCapacity: Int, frameCapacity: Int, rawPacing: RawStreamPacing? = nil, mediaEnd: Double?? = nil,
+         captions: ClosedCaptions? = nil) {
         self.kind = kind
+        self.captions = kind == .video ? captions : nil
         self.rawPacing = kind == .video ? rawPacing : nil
         streamIndex = index
         timeBase = TimeBase(stream.pointee.time_base)
