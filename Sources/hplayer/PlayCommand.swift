@@ -84,6 +84,8 @@ struct PlayCommand: AsyncParsableCommand {
     var subtitleFont = "sans-serif"
     @Option(name: .customLong("sub-font-size"), help: "The size of text subtitles, in pixels of a picture 720 lines high (default 55), as mpv's --sub-font-size.")
     var subtitleFontSize = 55.0
+    @Option(name: .customLong("sub-codepage"), help: "The character encoding of --sub-file text files when not UTF-8 (cp1252, latin1, cp1251, shift_jis, ...: iconv's names), as mpv's --sub-codepage.")
+    var subtitleCodepage: String?
     @Flag(inversion: .prefixedNo, help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
     @Option(name: .customLong("ab-loop-a"), help: "Repeat from here (seconds or [[hh:]mm:]ss) to --ab-loop-b.") var abLoopA: StartPosition?
     @Option(name: .customLong("ab-loop-b"), help: "Where the A-B loop goes back to --ab-loop-a.") var abLoopB: StartPosition?
@@ -204,6 +206,7 @@ struct PlayCommand: AsyncParsableCommand {
         options.source.network.rtspTransport = rtspTransport?.rawValue
         options.subtitleTrack = sid
         options.subtitleDelay = subtitleDelay.isFinite ? min(max(subtitleDelay, -86_400), 86_400) : 0
+        options.subtitleCodepage = subtitleCodepage.flatMap { $0.isEmpty || $0.lowercased() == "utf-8" || $0.lowercased() == "utf8" ? nil : $0 }
         options.subtitleStyle = SubtitleStyle(scale: subtitleScale, position: subtitlePosition, font: subtitleFont,
                                               fontSize: subtitleFontSize)
         if let refusal = PlaybackSpeed.refusal(of: speed) {

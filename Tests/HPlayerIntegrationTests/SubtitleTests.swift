@@ -142,6 +142,23 @@ extension Playback {
             Self.expectShownOnTime(cues, framePts: try Self.framePts(folder))
         }
 
+        @Test("--sub-codepage cp1252: a SubRip file in Windows-1252 shows its accents; a codepage iconv lacks is one error line and playback goes on")
+        func subtitleCodepage() throws {
+            let path = Fixtures.newFolder("codepage") + "/latin.srt"
+            let text = "1\n00:00:00,500 --> 00:00:01,500\nCaf\u{e9} cr\u{e8}me, \u{201c}quoted\u{201d}\n\n"
+            try text.data(using: .windowsCP1252)!.write(to: URL(fileURLWithPath: path))
+            let clip = try Clips.audioVideo(seconds: 2)
+            let folder = Fixtures.newFolder("codepage-run")
+            let result = try Command.run([Command.hplayer, clip, "--sub-file", path, "--sub-codepage", "cp1252", "--vo", "record:\(folder)",
+                                          "--ao", "null", "--no-status"], timeout: 30)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try RecordedCue.read(folder).map(\.text) == ["Caf\u{e9} cr\u{e8}me, \u{201c}quoted\u{201d}"])
+            let unknown = try Command.run([Command.hplayer, clip, "--sub-file", path, "--sub-codepage", "no-such-codepage", "--vo", "null",
+                                           "--ao", "null", "--no-status"], timeout: 30)
+            #expect(unknown.status == 0, "\(unknown.stderr)")
+            #expect(unknown.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: \(path): ") }.count == 1, "\(unknown.stderr)")
+        }
+
         @Test("--sid picks the track shown, or none; a track the file lacks is one warning")
         func choosingTheTrack() throws {
             let clip = try Self.clip(container: "mkv", codec: "srt", extraTrack: true)

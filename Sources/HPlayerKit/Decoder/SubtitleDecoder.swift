@@ -1,4 +1,5 @@
 import CFFmpeg
+import CHPlayerShim
 
 /// A subtitle decoder: each packet to a cue, timed from the packet. Text formats (SubRip, ASS,
 /// mov_text, WebVTT, …) give their plain text and their ASS event (libavcodec converts every
@@ -20,8 +21,15 @@ final class SubtitleDecoder {
         case clear(at: Double)
     }
 
-    convenience init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base)
+    /// `codepage`: the character encoding of a text format's bytes (iconv's names: cp1252,
+    /// latin1, shift_jis…), converted to UTF-8 before decoding; nil for UTF-8.
+    convenience init(stream: UnsafeMutablePointer<AVStream>, codepage: String? = nil) throws(MediaError) {
+        let isText = avcodec_descriptor_get(stream.pointee.codecpar.pointee.codec_id).map { $0.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0 } ?? false
+        try self.init(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base) { context in
+            guard let codepage, isText else { return 0 }
+            context.pointee.sub_charenc = av_strdup(codepage)
+            return context.pointee.sub_charenc == nil ? hp_averror(ENOMEM) : 0
+        }
     }
 
     /// A decoder of a stream of these parameters, its packets timed in `timeBase`; `configure`

@@ -149,7 +149,7 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     }
 
     public func addSubtitleFile(_ path: String) throws(MediaError) {
-        let track = try SubtitleFile.load(path: path)
+        let track = try SubtitleFile.load(path: path, codepage: options.subtitleCodepage)
         subtitles.addExternal(track)
         videoOutput.requestRefresh()
     }

@@ -66,6 +66,8 @@ public struct PlayerOptions: Sendable {
     /// The scale, position and text font subtitles are drawn with (mpv's --sub-scale, --sub-pos,
     /// --sub-font, --sub-font-size).
     public var subtitleStyle = SubtitleStyle()
+    /// The character encoding of external text subtitle files (mpv's --sub-codepage); nil for UTF-8.
+    public var subtitleCodepage: String?
 
     /// The defaults: keyframe seeks, timed, speed 1, no A-B loop, subtitles as `SubtitleChoice.auto` picks.
     public init() {}

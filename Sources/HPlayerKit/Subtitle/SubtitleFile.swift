@@ -6,8 +6,8 @@ import CHPlayerShim
 /// small, and a mistake in one is then told before playback starts.
 enum SubtitleFile {
     /// `streamNumber`: which of its subtitle streams, from 1; nil: the one marked default, else
-    /// the first that is text.
-    static func load(path: String, streamNumber: Int? = nil) throws(MediaError) -> SubtitleTrack {
+    /// the first that is text. `codepage`: a text file's character encoding, nil for UTF-8.
+    static func load(path: String, streamNumber: Int? = nil, codepage: String? = nil) throws(MediaError) -> SubtitleTrack {
         let container = InputContainer(url: path)
         try container.open(fullAnalysis: false)
         defer { container.close() }
@@ -25,7 +25,7 @@ enum SubtitleFile {
         }
         let decoder: SubtitleDecoder
         do {
-            decoder = try SubtitleDecoder(stream: stream)
+            decoder = try SubtitleDecoder(stream: stream, codepage: codepage)
         } catch {
             throw MediaError(input: path, reason: "\(error.input): \(error.reason)")
         }
