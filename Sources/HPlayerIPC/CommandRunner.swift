@@ -148,6 +148,8 @@ public final class CommandRunner: Sendable {
             do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
         case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
         case .subtitleDelay(let seconds): controller.player.subtitleDelay = seconds
+        case .subtitleScale(let scale): controller.player.subtitleStyle.scale = scale
+        case .subtitlePosition(let position): controller.player.subtitleStyle.position = position
         case .playlistPosition(let index): _ = frontEnd.apply(.play(index: index))
         case .chapter(let index):
             let chapters = controller.player.mediaInfo?.chapters ?? []
@@ -205,6 +207,7 @@ public final class CommandRunner: Sendable {
         snapshot.subtitleTrack = player.subtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.subtitleDelay = player.subtitleDelay
+        (snapshot.subtitleScale, snapshot.subtitlePosition) = (player.subtitleStyle.scale, player.subtitleStyle.position)
         if snapshot.subtitleTrack != nil {
             let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
             let startTime = info?.startTime ?? 0

@@ -22,6 +22,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     public var subtitleTrack: Int?
     public var subtitlesVisible = true
     public var subtitleDelay = 0.0
+    public var subtitleScale = 1.0
+    public var subtitlePosition = 100.0
     /// The text of the subtitles over the frame on screen: "" when none shows, nil when no
     /// subtitle track is selected (mpv's sub-text).
     public var subtitleText: String?
@@ -157,6 +159,10 @@ public enum PropertyChange: Equatable, Sendable {
     case subtitleVisibility(Bool)
     /// Seconds the subtitles come later by.
     case subtitleDelay(Double)
+    /// Subtitle font sizes times this (0 to 100).
+    case subtitleScale(Double)
+    /// Where the subtitles sit, 0 (top) to 150.
+    case subtitlePosition(Double)
     /// Play the playlist's entry at this index (from 0).
     case playlistPosition(Int)
     /// Seek to the start of the chapter at this index (from 0).
@@ -169,7 +175,7 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "sub-text", "sub-start", "sub-end",
+                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "sub-text", "sub-start", "sub-end", "sub-scale", "sub-pos",
                                "playlist", "playlist-pos",
                                "playlist-playing-pos", "playlist-count", "path", "filename", "media-title", "metadata",
                                "chapter", "chapters", "chapter-list"]
@@ -207,6 +213,8 @@ public enum PlayerProperties {
         case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
         case "sub-delay": return .success(.number(snapshot.subtitleDelay))
+        case "sub-scale": return .success(.number(snapshot.subtitleScale))
+        case "sub-pos": return .success(.number(snapshot.subtitlePosition))
         case "sub-text": return snapshot.subtitleText.map { .success(.string($0)) } ?? .failure(.propertyUnavailable)
         case "sub-start": return snapshot.subtitleStart.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
         case "sub-end": return snapshot.subtitleEnd.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
@@ -284,6 +292,12 @@ public enum PlayerProperties {
         case "sub-delay":
             guard let seconds = number(value), abs(seconds) <= 86_400 else { return .failure(.unsupportedFormat) }
             return .success(.subtitleDelay(seconds))
+        case "sub-scale":
+            guard let scale = number(value), (0...100).contains(scale) else { return .failure(.unsupportedFormat) }
+            return .success(.subtitleScale(scale))
+        case "sub-pos":
+            guard let position = number(value), (0...150).contains(position) else { return .failure(.unsupportedFormat) }
+            return .success(.subtitlePosition(position))
         case "playlist-pos":
             guard let index = number(value), index == index.rounded(), abs(index) < 1e9 else { return .failure(.unsupportedFormat) }
             return .success(.playlistPosition(Int(index)))

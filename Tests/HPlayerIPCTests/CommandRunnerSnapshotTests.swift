@@ -62,6 +62,7 @@ private final class MovingPlayer: MediaPlayer, @unchecked Sendable {
     var subtitleTrack: Int? { nil }
     var subtitlesVisible = true
     var subtitleDelay = 0.0
+    var subtitleStyle = SubtitleStyle()
     var presentedMediaPts: Double? { nil }
     func shownSubtitle(atMediaPts pts: Double) -> ShownSubtitle? { nil }
     var recordingPath: String? { nil }

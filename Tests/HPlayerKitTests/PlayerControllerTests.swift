@@ -25,6 +25,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     var subtitleTrack: Int?
     var subtitlesVisible = true
     var subtitleDelay = 0.0
+    var subtitleStyle = SubtitleStyle()
     func selectSubtitleTrack(_ number: Int?) throws(MediaError) {
         record("sid \(number.map(String.init) ?? "no")")
         subtitleTrack = number
@@ -232,6 +233,12 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.changeSubtitleDelay(by: 0.1)) == "Sub delay: 0 ms")
         for _ in 0..<3 { _ = controller.perform(.changeSubtitleDelay(by: 0.1)) }
         #expect(player.subtitleDelay == 0.3, "steps of 0.1 s add up to whole milliseconds")
+        #expect(controller.perform(.changeSubtitleScale(by: 0.1)) == "Sub scale: 1.1")
+        #expect(controller.perform(.changeSubtitleScale(by: -0.1)) == "Sub scale: 1.0")
+        #expect(player.subtitleStyle.scale == 1)
+        #expect(controller.perform(.changeSubtitlePosition(by: -1)) == "Sub position: 99/100")
+        for _ in 0..<60 { _ = controller.perform(.changeSubtitlePosition(by: 1)) }
+        #expect(player.subtitleStyle.position == 150, "kept within mpv's range")
     }
 
     @Test("A start position as a percentage waits for the duration")

@@ -25,6 +25,10 @@ public enum PlayerCommand: Equatable, Sendable {
     case toggleSubtitles
     /// The subtitles this many seconds later, earlier when negative (mpv's `z` and `Z`).
     case changeSubtitleDelay(by: Double)
+    /// Subtitle font sizes times this much more, less when negative (mpv's `G` and `F`).
+    case changeSubtitleScale(by: Double)
+    /// The subtitles this many percent of the height lower, higher when negative (mpv's `R` and `r`).
+    case changeSubtitlePosition(by: Double)
     /// Mute, or unmute at the volume set.
     case toggleMute
     /// Volume points (of 0...100) up, or down when negative.

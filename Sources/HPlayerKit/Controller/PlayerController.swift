@@ -149,6 +149,18 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             // Rounded to the millisecond, so that steps of 0.1 s come back to 0 exactly.
             player.subtitleDelay = ((player.subtitleDelay + seconds) * 1000).rounded() / 1000
             return "Sub delay: \(Int((player.subtitleDelay * 1000).rounded())) ms"
+        case .changeSubtitleScale(let step):
+            let now = player.subtitleStyle
+            // Kept to tenths, so that steps of 0.1 come back to 1 exactly.
+            let style = SubtitleStyle(scale: ((now.scale + step) * 10).rounded() / 10, position: now.position, font: now.font,
+                                      fontSize: now.fontSize)
+            player.subtitleStyle = style
+            return "Sub scale: \(DecimalText.fixed(style.scale, places: 1))"
+        case .changeSubtitlePosition(let step):
+            let now = player.subtitleStyle
+            let style = SubtitleStyle(scale: now.scale, position: now.position + step, font: now.font, fontSize: now.fontSize)
+            player.subtitleStyle = style
+            return "Sub position: \(Int(style.position.rounded()))/100"
         case .toggleMute:
             player.isMuted.toggle()
             return player.isMuted ? "Mute" : "Volume \(player.volume)%"

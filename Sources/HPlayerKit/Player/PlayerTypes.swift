@@ -179,6 +179,8 @@ public protocol MediaPlayer: AnyObject, Sendable {
     var subtitlesVisible: Bool { get set }
     /// Seconds the subtitles come later by, earlier when negative (mpv's `sub-delay`, `z`/`Z`).
     var subtitleDelay: Double { get set }
+    /// The scale, position and text font subtitles are drawn with (mpv's `sub-scale`, `sub-pos`…).
+    var subtitleStyle: SubtitleStyle { get set }
     /// Reads an external subtitle file (.srt, .vtt, .ass, …) and shows it; its times count from
     /// the start of the media.
     func addSubtitleFile(_ path: String) throws(MediaError)
