@@ -71,7 +71,7 @@ tests="$scratch/debug/HPlayerPackageTests.xctest"
 phase_begin "$sanitizer sanitizer: run (four processes)" 340
 start_tests "$tests" "$work" units "" --filter "$units" "${skip[@]}"
 for index in "${!integration[@]}"; do
-  start_tests "$tests" "$work" "integration-$((index + 1))" shared --no-parallel --filter "${integration[$index]}" "${skip[@]}"
+  start_tests "$tests" "$work" "integration-$((index + 1))" logic --no-parallel --filter "${integration[$index]}" "${skip[@]}"
 done
 wait_tests || status=$?
 phase_end

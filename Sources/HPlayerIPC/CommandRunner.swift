@@ -212,8 +212,10 @@ public final class CommandRunner: Sendable {
             let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
             let startTime = info?.startTime ?? 0
             snapshot.subtitleText = shown?.text ?? ""
-            snapshot.subtitleStart = shown?.cues.map(\.start).min().map { $0 - startTime }
-            snapshot.subtitleEnd = shown?.cues.map(\.end).max().flatMap { $0.isFinite ? $0 - startTime : nil }
+            // A caption screen cleared is a cue of no text: nothing shows.
+            let showing = shown?.cues.filter(\.showsAnything) ?? []
+            snapshot.subtitleStart = showing.map(\.start).min().map { $0 - startTime }
+            snapshot.subtitleEnd = showing.map(\.end).max().flatMap { $0.isFinite ? $0 - startTime : nil }
         }
         snapshot.playlist = frontEnd.view
         let playingEntry = snapshot.playlist.playing.flatMap { snapshot.playlist.entries.indices.contains($0) ? snapshot.playlist.entries[$0] : nil }

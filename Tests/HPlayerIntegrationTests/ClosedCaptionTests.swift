@@ -67,7 +67,7 @@ extension Playback {
                                                  "--sid", "1", "--input-ipc-server", socket])
             let client = try IPCClient(path: socket)
             #expect(client.waitUntilLoaded())
-            #expect(client.event("playback-restart", timeout: 20) != nil, "playback did not start")
+            #expect(client.waitUntilPlaying(), "playback did not start")
             #expect(client.request([.string("set_property"), .string("pause"), .bool(true)])?["error"] == .string("success"))
             func text(at position: Double) throws -> String? {
                 client.events.removeAll()

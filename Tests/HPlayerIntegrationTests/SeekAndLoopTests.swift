@@ -41,6 +41,30 @@ extension Playback {
             #expect(landed?.md5 == expected[162])
         }
 
+        @Test("A key frame seek to 5.5 s in an MPEG-TS file with a key frame each second lands on the one at 5 s, not the start",
+              .timeLimit(.minutes(1)))
+        func keyFrameInATransportStream() async throws {
+            let clip = try Fixtures.clip("key-frame-each-second.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8",
+                                                                      "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-bf", "0"])
+            let expected = try Fixtures.frameMD5s(clip)
+            let session = PlayerSession(url: clip, name: "ts-key-seek")
+            defer { session.close() }
+            session.player.prepare()
+            session.player.play()
+            try await session.waitFor("started") { if case .started = $0 { true } else { false } }
+            session.player.pause()
+            for (target, keyFrame) in [(5.5, 125), (2.2, 50)] {
+                let before = session.eventCount
+                session.player.seek(to: target, mode: .keyframe)
+                try await session.waitForSeekDone(after: before, timeout: 20)
+                let landed = RecordedRun(folder: session.folder).presentedFrames.last
+                // MPEG-TS starts at 1.4 s, as ffmpeg writes it.
+                #expect(landed.map { abs($0.pts - 1.4 - Double(keyFrame) / 25) < 0.001 } ?? false,
+                        "a seek to \(target) landed on \(String(describing: landed?.pts))")
+                #expect(landed?.md5 == expected[keyFrame])
+            }
+        }
+
         /// Opens `clip` (by default the 6 s one) paused and waits for the preview frame.
         private func pausedSession(_ name: String, clip: String? = nil,
                                    options: PlayerOptions = PlayerOptions()) async throws -> PlayerSession {

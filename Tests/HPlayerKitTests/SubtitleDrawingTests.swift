@@ -189,3 +189,16 @@ import Testing
         #expect(track.cues.map(\.end) == [4, 8])
     }
 }
+
+@Suite struct ShownCueTests {
+    @Test("A cue shows something when it has text, a picture or an ASS drawing; a caption screen cleared (an event of no text) shows nothing",
+          arguments: [
+            (SubtitleCue(start: 0, end: 1, text: "Hi"), true),
+            (SubtitleCue(start: 0, end: 1, text: "", event: #"0,0,Default,,0,0,0,,{\p1}m 0 0 l 10 0 10 10"#), true),
+            (SubtitleCue(start: 0, end: 1, text: "", event: "0,0,Default,,0,0,0,,"), false),
+            (SubtitleCue(start: 0, end: 1, text: "", bitmaps: SubtitleBitmaps(rectangles: [], canvas: nil)), true),
+          ])
+    func showsAnything(cue: SubtitleCue, shows: Bool) {
+        #expect(cue.showsAnything == shows)
+    }
+}

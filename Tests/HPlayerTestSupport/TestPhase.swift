@@ -5,10 +5,14 @@ import Testing
 /// machine run in several processes at once; then the tests that must have it to themselves run
 /// one at a time, alone: those that measure wall-clock time (`.realTime`) and those that drive
 /// the one X display and sound sink (`.desktop`). `HPLAYER_TEST_PHASE` names the phase a test
-/// process runs, `shared` or `alone`; unset, it runs every test.
+/// process runs, `shared` or `alone` (or `logic`: all but the real-time tests); unset, it runs
+/// every test.
 public enum TestPhase: String, Sendable {
     case shared
     case alone
+    /// Every test but those that measure wall-clock time: the sanitizers' runs, several
+    /// times slower, where such a test would measure nothing.
+    case logic
 
     /// This process's phase, or nil for every test.
     public static let current: TestPhase? = getenv("HPLAYER_TEST_PHASE").flatMap { TestPhase(rawValue: String(cString: $0)) }
@@ -34,9 +38,16 @@ public struct TestPhaseTrait: TestTrait, SuiteTrait, TestScoping {
 extension TestPhase {
     /// Cancels `test` (before it starts) when this process runs the other phase.
     static func cancelOutsideItsPhase(_ test: Test) throws {
-        guard !test.isSuite, let phase = current, of(test) != phase else { return }
-        try Test.cancel(phase == .shared ? "runs alone, in the test command's second phase"
-                                         : "runs beside others, in the test command's first phase")
+        guard !test.isSuite, let phase = current else { return }
+        switch phase {
+        case .logic:
+            guard test.traits.contains(where: { $0 is RealTimeTrait }) else { return }
+            try Test.cancel("measures wall-clock time: not run slowed down by a sanitizer")
+        case .shared, .alone:
+            guard of(test) != phase else { return }
+            try Test.cancel(phase == .shared ? "runs alone, in the test command's second phase"
+                                             : "runs beside others, in the test command's first phase")
+        }
     }
 }
 

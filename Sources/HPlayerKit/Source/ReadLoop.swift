@@ -318,9 +318,9 @@ extension FFmpegSource {
     }
 
     /// Where to seek so that reading starts at a video key frame at or before `target`. Where
-    /// libavformat seeks by timestamps alone, it lands on any packet: earlier and earlier
-    /// (a second, two, four…, as mpv seeks again), until the video's first packet there is a key
-    /// frame no later than the target, the media's start at last. Elsewhere, `target` itself.
+    /// libavformat seeks by timestamps alone, it lands on any packet, and the first key frame
+    /// after it may be past the target, or there may be none: earlier and earlier then (a
+    /// second, two, four…, as mpv seeks again), the media's start at last. Elsewhere, `target`.
     private func keyFramePosition(before target: Double) -> Double {
         guard container.seeksByTimestampAlone, let video = tracks.first(where: { $0.kind == .video }),
               let scratch = scratchPacket else { return target }
@@ -328,25 +328,29 @@ extension FFmpegSource {
         var backoff = 1.0
         while position > container.startTime {
             guard container.seek(toMicroseconds: Int64(saturating: position * 1_000_000)) >= 0 else { return target }
-            var first: (isKey: Bool, pts: Double?)?
-            // A video packet comes within a few hundred of any other; a stream with none is left as it is.
-            for _ in 0..<Self.packetsToAVideoPacket {
+            var keyFramePts: Double?
+            var sawVideo = false
+            for _ in 0..<Self.packetsToAKeyFrame {
                 guard container.read(into: scratch) >= 0 else { break }
                 defer { av_packet_unref(scratch) }
                 guard scratch.pointee.stream_index == video.streamIndex else { continue }
-                first = (scratch.pointee.flags & AV_PKT_FLAG_KEY != 0, video.timeBase.seconds(scratch.pointee.pts))
+                sawVideo = true
+                guard scratch.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                keyFramePts = video.timeBase.seconds(scratch.pointee.pts) ?? video.timeBase.seconds(scratch.pointee.dts)
                 break
             }
-            if let first, first.isKey, let pts = first.pts, pts <= target + Self.timestampTolerance { return position }
-            if first == nil, position == target { return target }
+            if let pts = keyFramePts, pts <= target + Self.timestampTolerance { return position }
+            // No video at all there (a stream of sound alone from here): as it is.
+            if !sawVideo, position == target { return target }
             position = max(container.startTime, target - backoff)
             backoff *= 2
         }
         return container.startTime
     }
 
-    /// How many packets are read after a seek for the video's first.
-    private static let packetsToAVideoPacket = 2000
+    /// How many packets are read after a seek for the video's next key frame: a GOP of a
+    /// broadcast stream, sound included, and more.
+    private static let packetsToAKeyFrame = 20_000
     /// A packet this little past the target is at it (timestamps rounded to their time base).
     private static let timestampTolerance = 0.001
 

@@ -33,6 +33,16 @@ public struct SubtitleCue: Sendable, Equatable {
         return cue
     }
 
+    /// Whether it draws anything: text, a picture, or an ASS event with a text field (a drawing);
+    /// not a caption screen cleared, which is an event of no text.
+    public var showsAnything: Bool {
+        guard bitmaps == nil, text.isEmpty else { return true }
+        return event?.split(separator: "\n").contains { line in
+            // The text is the field after ReadOrder, Layer, Style, Name, MarginL, MarginR, MarginV, Effect.
+            line.split(separator: ",", maxSplits: 8, omittingEmptySubsequences: false).dropFirst(8).first.map { !$0.isEmpty } ?? false
+        } ?? false
+    }
+
     /// The same text, event and picture, whatever the times.
     func showsTheSame(as other: SubtitleCue) -> Bool {
         text == other.text && event == other.event && bitmaps == other.bitmaps

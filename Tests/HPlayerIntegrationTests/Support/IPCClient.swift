@@ -78,6 +78,17 @@ final class IPCClient {
         return false
     }
 
+    /// Waits until the position has moved past the start: playback has started, and its
+    /// playback-restart, if it was seen, came before (so a later one is a seek's).
+    func waitUntilPlaying(timeout: Double = 20) -> Bool {
+        let deadline = MonotonicClock.now() + timeout
+        while MonotonicClock.now() < deadline {
+            if let position = request([.string("get_property"), .string("time-pos")])?["data"]?.number, position > 0.05 { return true }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+        }
+        return false
+    }
+
     /// Waits for an event named `name` (one already read counts); nil if none came in time.
     func event(_ name: String, timeout: Double = 10) -> JSONValue? {
         if let index = events.firstIndex(where: { $0["event"] == .string(name) }) { return events.remove(at: index) }
