@@ -8,15 +8,22 @@ extension Playback {
         /// 6 s of picture (25 fps, a key frame each second) and tone.
         static func clip() throws -> String { try Clips.audioVideo(seconds: 6) }
 
+        /// 8 s of 25 fps MPEG-TS with a key frame every `keyFrameInterval` pictures, and ffmpeg's
+        /// MD5 of each frame.
+        static func transportStream(keyFrameInterval: Int) throws -> (clip: String, md5s: [String]) {
+            let clip = try Fixtures.clip("key-frame-every-\(keyFrameInterval).ts", [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "\(keyFrameInterval)", "-bf", "0"])
+            return (clip, try Fixtures.frameMD5s(clip))
+        }
+
         /// libavformat seeks MPEG-TS by timestamps alone, landing on any packet: in a stream
         /// whose only key frame is its first, the seek must go back to it (before, no frame
         /// at all could be decoded there).
         @Test("--start 5 and a seek to 6.48 in an MPEG-TS file whose only key frame is its first show ffmpeg's frame at each time",
               .timeLimit(.minutes(1)))
         func exactInATransportStreamOfOneKeyFrame() async throws {
-            let clip = try Fixtures.clip("one-key-frame.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8",
-                                                              "-c:v", "libx264", "-preset", "ultrafast", "-g", "500", "-bf", "0"])
-            let expected = try Fixtures.frameMD5s(clip)
+            let (clip, expected) = try Self.transportStream(keyFrameInterval: 500)
             let folder = Fixtures.newFolder("ts-one-key")
             let result = try Command.run([Command.hplayer, clip, "--start", "5", "--vo", "record:\(folder)", "--ao", "null", "--no-status"],
                                          timeout: 30)
@@ -44,9 +51,7 @@ extension Playback {
         @Test("A key frame seek to 5.5 s in an MPEG-TS file with a key frame each second lands on the one at 5 s, not the start",
               .timeLimit(.minutes(1)))
         func keyFrameInATransportStream() async throws {
-            let clip = try Fixtures.clip("key-frame-each-second.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8",
-                                                                      "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-bf", "0"])
-            let expected = try Fixtures.frameMD5s(clip)
+            let (clip, expected) = try Self.transportStream(keyFrameInterval: 25)
             let session = PlayerSession(url: clip, name: "ts-key-seek")
             defer { session.close() }
             session.player.prepare()
