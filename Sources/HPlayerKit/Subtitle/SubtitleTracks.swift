@@ -57,7 +57,7 @@ final class SubtitleTracks: Sendable {
     /// The media is open: its streams join the list, external files are placed on its timeline,
     /// and the track asked for at the start is picked. Returns a warning when that track is not there.
     /// `captionsMayFollow`: the video may carry captions, which would be the next track; a
-    /// `--sid` of its number waits for them.
+    /// `--sid` of its number waits for them, and the warning says so.
     func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double, captionsMayFollow: Bool = false) -> String? {
         let (picked, warning) = state.withLock { state -> (SubtitleTrack?, String?) in
             state.embedded = embedded
@@ -67,7 +67,9 @@ final class SubtitleTracks: Sendable {
             for track in state.external { track.setOffset(startTime) }
             let all = state.all
             let picks = all.map { Pick(isDefault: $0.description.isDefault, isSupported: $0.unsupportedReason == nil) }
-            if captionsMayFollow, state.choice == .number(all.count + 1) { return (nil, nil) }
+            if captionsMayFollow, state.choice == .number(all.count + 1) {
+                return (nil, "--sid \(all.count + 1): there is no such subtitle track (\(all.count) in all) yet: the video's closed captions, if it carries any")
+            }
             let (number, warning) = Self.pick(state.choice, among: picks, externalCount: state.external.count)
             state.selected = number.map { all[$0 - 1] }
             return (state.selected, warning)
