@@ -45,12 +45,13 @@ phase_end
 logs=.build/test-logs
 rm -rf "$logs"
 mkdir -p "$logs"
-# The other builds (ThreadSanitizer's, the fuzz targets', the release build that the benchmark
-# smokes and the package use), one after another, then 15 seconds of each fuzz target (after the
+# The other builds (ThreadSanitizer's, the release build that the latency smoke and the package
+# use, the fuzz targets'), one after another, then 15 seconds of each fuzz target (after the
 # inputs that once crashed one; two at a time) run in the background while the tests run, in the
 # idle scheduling class (chrt --idle): they take only the CPU time the tests leave, and a test's
-# thread that wakes takes its core back at once. Their log: .build/test-logs/background.out.
-echo "== in the background: the ThreadSanitizer, fuzz and release builds, then scripts/fuzz.sh --no-build 15 =="
+# thread that wakes takes its core back at once. Each later phase waits only for the step it
+# needs. Their log: .build/test-logs/background.out.
+echo "== in the background: the ThreadSanitizer, release and fuzz builds, then scripts/fuzz.sh --no-build 15 =="
 # Each step's wall seconds are written to the log ("== background step: NAME N s"), for the table.
 background_step() {
   local name=$1 start=$SECONDS
@@ -63,9 +64,9 @@ in_background() {
   source bench/common.sh
   export HPLAYER_PHASES=""
   background_step "ThreadSanitizer build" scripts/sanitizers.sh thread --build-only &&
-    background_step "fuzz build" scripts/fuzz.sh --build-only &&
     background_step "release build" build_release &&
     background_step "release generate-manual" swift build -c release --static-swift-stdlib --build-path .build/bench --product generate-manual &&
+    background_step "fuzz build" scripts/fuzz.sh --build-only &&
     background_step "fuzzing" env HPLAYER_FUZZ_TIMEOUT=60 scripts/fuzz.sh --no-build 15
 }
 set -m  # in a process group of its own, so that an early exit stops all of it
@@ -73,6 +74,25 @@ in_background < /dev/null > "$logs/background.out" 2>&1 &
 background=$!
 set +m
 background_start=$SECONDS
+background_status=""
+# Waits until the background work has done step NAME (its line in the log) or has ended; returns
+# non-zero, with what its log says, when it ended without doing it (a build failed).
+await_background() {
+  local name=$1
+  until grep -q "^== background step: $name [0-9]* s$" "$logs/background.out"; do
+    if [ -z "$background_status" ] && ! kill -0 "$background" 2>/dev/null; then
+      background_status=0
+      wait "$background" || background_status=$?
+    fi
+    if [ -n "$background_status" ]; then
+      grep -q "^== background step: $name [0-9]* s$" "$logs/background.out" && return 0
+      echo "== a build or a fuzz target failed in the background (.build/test-logs/background.out) =="
+      grep -aE 'error|^fuzz:|^==[0-9]+==|SUMMARY|artifact' "$logs/background.out" | head -40 || tail -40 "$logs/background.out"
+      return 1
+    fi
+    sleep 1
+  done
+}
 # The share of CPU time the hypervisor gave to others over one second (the st column of vmstat).
 steal_percent() {
   local a b
@@ -149,22 +169,13 @@ if [ "$status" -ne 0 ]; then
     done
   fi
 fi
-phase_begin "waiting for the background builds and fuzzing" 45
-echo "== the builds and the fuzzing done in the background =="
-if wait "$background"; then
-  phase_note "background: builds, then fuzzing" $((SECONDS - background_start))
-  sed -n 's/^== background step: \(.*\) \([0-9]*\) s$/\1\t\2/p' "$logs/background.out" |
-    while IFS=$'\t' read -r name seconds; do phase_note "background: $name" "$seconds"; done
-  grep -aE '^(== Fuzz|Done |stat::number_of_executed_units)' "$logs/background.out" || true
-else
-  echo "== a build or a fuzz target failed in the background (.build/test-logs/background.out) =="
-  grep -aE 'error|^fuzz:|^==[0-9]+==|SUMMARY|artifact' "$logs/background.out" | head -40 || tail -40 "$logs/background.out"
-  status=1
-fi
-background=""
-phase_end
 # ThreadSanitizer over the unit tests and the suites that drive the player's threads, in its own
 # build: a data race fails the run.
+if [ "$status" -eq 0 ]; then
+  phase_begin "waiting for the ThreadSanitizer build" 30
+  await_background "ThreadSanitizer build" || status=1
+  phase_end
+fi
 if [ "$status" -eq 0 ]; then
   echo "== scripts/sanitizers.sh thread --no-build =="
   scripts/sanitizers.sh thread --no-build || status=$?
@@ -193,13 +204,21 @@ if [ "$status" -eq 0 ]; then
   phase_begin "bench/encode.sh --smoke" 10
   bench/encode.sh --smoke || status=$?
   phase_end
-  echo "== bench/latency.sh --smoke =="
-  phase_begin "bench/latency.sh --smoke" 55
-  bench/latency.sh --smoke || status=$?
-  phase_end
   echo "== bench/hwdec/smoke.sh =="
   phase_begin "bench/hwdec/smoke.sh" 30
   bench/hwdec/smoke.sh || status=$?
+  phase_end
+fi
+# The latency smoke and the package take the release build.
+if [ "$status" -eq 0 ]; then
+  phase_begin "waiting for the release build" 15
+  await_background "release generate-manual" || status=1
+  phase_end
+fi
+if [ "$status" -eq 0 ]; then
+  echo "== bench/latency.sh --smoke =="
+  phase_begin "bench/latency.sh --smoke" 55
+  bench/latency.sh --smoke || status=$?
   phase_end
 fi
 # The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
@@ -210,6 +229,20 @@ if [ "$status" -eq 0 ]; then
   scripts/package-test.sh || status=$?
   phase_end
 fi
+phase_begin "waiting for the fuzzing" 30
+echo "== the builds and the fuzzing done in the background =="
+if await_background "fuzzing"; then
+  phase_note "background: builds, then fuzzing" $((SECONDS - background_start))
+  sed -n 's/^== background step: \(.*\) \([0-9]*\) s$/\1\t\2/p' "$logs/background.out" |
+    while IFS=$'\t' read -r name seconds; do phase_note "background: $name" "$seconds"; done
+  grep -aE '^(== Fuzz|Done |stat::number_of_executed_units)' "$logs/background.out" || true
+  [ -n "$background_status" ] || { background_status=0; wait "$background" || background_status=$?; }
+  [ "$background_status" -eq 0 ] || status=1
+else
+  status=1
+fi
+background=""
+phase_end
 if [ -n "$soak" ]; then
   phase_begin "waiting for the soak" 20
   echo "== scripts/soak.py =="
