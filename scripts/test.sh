@@ -220,6 +220,10 @@ if [ "$status" -eq 0 ]; then
   phase_begin "bench/latency.sh --smoke" 55
   bench/latency.sh --smoke || status=$?
   phase_end
+  echo "== bench/subtitles.sh --smoke =="
+  phase_begin "bench/subtitles.sh --smoke" 25
+  bench/subtitles.sh --smoke || status=$?
+  phase_end
 fi
 # The install and the package: scripts/install.sh into a scratch prefix, then the .deb installed
 # with dpkg -i, checked (the binary, the man page, the desktop file) and removed with dpkg -r.
