@@ -197,15 +197,7 @@ extension Playback {
                 try #require(client.event("playback-restart", timeout: 20) != nil, "the seek to \(position) did not land")
                 let landed = client.request([.string("get_property"), .string("time-pos")])?["data"]?.number
                 #expect(landed.map { abs($0 - position) < 0.001 } ?? false, "landed at \(String(describing: landed)), not \(position)")
-                let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-                #expect(client.request([.string("screenshot")])?["error"] == .string("success"))
-                let deadline = MonotonicClock.now() + 20
-                while MonotonicClock.now() < deadline {
-                    let new = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).subtracting(before)
-                    if let name = new.first(where: { $0.hasSuffix(".png") }) { return try Snapshots().pixels(ofPNG: folder + "/" + name) }
-                    MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
-                }
-                throw FixtureError(description: "no screenshot in \(folder)")
+                return try client.screenshot(into: folder)
             }
             #expect(try shot(at: 3.96).count(in: Self.boxRegion, Self.isGreen) > 4000, "not shown before the clear")
             #expect(try shot(at: 4.0).count(in: Self.whole, Self.isDrawn) == 0, "still shown at the clear")

@@ -289,33 +289,35 @@ extension Playback {
             #expect(player.wait(timeout: 10) == 0)
         }
 
+        /// The 640x360 window of `clip` playing its first subtitle track, grabbed 1.5 s after it
+        /// shows (at about 2 s of the clip); the player quit after.
+        private func grabWithSubtitles(_ clip: String, titled title: String) async throws -> RawPicture {
+            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
+            let player = try play(clip, ["--ao", "null", "--sid", "1"])
+            let window = try Desktop.window(titled: title)
+            try #require(window.width == 640 && window.height == 360, "the window is \(window.width)x\(window.height)")
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            let grabbed = RawPicture(width: window.width, height: window.height, pixels: Data(try Desktop.screenshot(window)))
+            try Desktop.press("q", in: window)
+            #expect(player.wait(timeout: 10) == 0)
+            return grabbed
+        }
+
         @Test("In the window, an ASS line styled red and placed top-left is drawn as mpv draws it", .enabled(if: Playback.IPC.hasMpv, "needs mpv"))
         func styledSubtitleInTheWindow() async throws {
             let clip = try Playback.StyledSubtitles.redTopLeftTrack()
-            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
-            let player = try play(clip, ["--ao", "null", "--sid", "1"])
-            let window = try Desktop.window(titled: "black-ass-track.mkv")
-            try #require(window.width == 640 && window.height == 360, "the window is \(window.width)x\(window.height)")
-            try await Task.sleep(nanoseconds: 1_500_000_000)
-            let ours = RawPicture(width: window.width, height: window.height, pixels: Data(try Desktop.screenshot(window)))
+            let ours = try await grabWithSubtitles(clip, titled: "black-ass-track.mkv")
             let mpv = try Playback.StyledSubtitles.mpvFrame(clip, at: "2", ["--sid=1"])
             let topLeft = LayoutRect(x: 0, y: 0, width: 320, height: 90)
             let (red, mpvRed) = (ours.count(in: topLeft, Playback.StyledSubtitles.isRed), mpv.count(in: topLeft, Playback.StyledSubtitles.isRed))
             #expect(mpvRed > 1000 && abs(red - mpvRed) <= mpvRed / 20, "red pixels top-left: \(red), mpv's \(mpvRed)")
             Playback.StyledSubtitles.expectAsMpv(ours, mpv, in: [topLeft])
-            try Desktop.press("q", in: window)
-            #expect(player.wait(timeout: 10) == 0)
         }
 
         @Test("In the window, a PGS subtitle is drawn where and as ffmpeg overlays it")
         func bitmapSubtitleInTheWindow() async throws {
             let clip = try Playback.BitmapSubtitles.clip(.pgs).clip
-            _ = try Command.run(["xdotool", "mousemove", "0", "0"])  // off the window: entering it would show the progress bar
-            let player = try play(clip, ["--ao", "null", "--sid", "1"])
-            let window = try Desktop.window(titled: "bitmap-pgs.mkv")
-            try #require(window.width == 640 && window.height == 360, "the window is \(window.width)x\(window.height)")
-            try await Task.sleep(nanoseconds: 1_500_000_000)
-            let ours = RawPicture(width: window.width, height: window.height, pixels: Data(try Desktop.screenshot(window)))
+            let ours = try await grabWithSubtitles(clip, titled: "bitmap-pgs.mkv")
             let reference = try Playback.BitmapSubtitles.ffmpegFrames(clip, at: [2])[0]
             let region = Playback.BitmapSubtitles.boxRegion
             let (green, referenceGreen) = (ours.count(in: region, Playback.BitmapSubtitles.isGreen),
@@ -323,8 +325,6 @@ extension Playback {
             #expect(referenceGreen > 4000 && abs(green - referenceGreen) <= referenceGreen / 20, "green pixels: \(green), ffmpeg's \(referenceGreen)")
             let psnr = ours.psnr(in: region, against: reference)
             #expect(psnr >= 35, "\(psnr) dB against ffmpeg's overlay")
-            try Desktop.press("q", in: window)
-            #expect(player.wait(timeout: 10) == 0)
         }
 
         @Test("Sound reaches the sound server: a 440 Hz tone at its level", .realTime)

@@ -246,21 +246,9 @@ extension Playback {
             let client = try IPCClient(path: socket)
             #expect(client.waitUntilLoaded())
             #expect(client.request([.string("set_property"), .string("pause"), .bool(true)])?["error"] == .string("success"))
-            func shot(_ words: [JSONValue]) throws -> RawPicture {
-                let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-                #expect(client.request(words)?["error"] == .string("success"))
-                let deadline = MonotonicClock.now() + 20
-                while MonotonicClock.now() < deadline {
-                    let new = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).subtracting(before)
-                    // Written under a temporary name, then renamed: a .png is whole.
-                    if let name = new.first(where: { $0.hasSuffix(".png") }) { return try Snapshots().pixels(ofPNG: folder + "/" + name) }
-                    MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
-                }
-                throw FixtureError(description: "no screenshot in \(folder)")
-            }
             let topLeft = LayoutRect(x: 0, y: 0, width: 320, height: 90)
-            let withSubtitles = try shot([.string("screenshot")])
-            let videoOnly = try shot([.string("screenshot"), .string("video")])
+            let withSubtitles = try client.screenshot(into: folder)
+            let videoOnly = try client.screenshot([.string("screenshot"), .string("video")], into: folder)
             #expect(withSubtitles.count(in: topLeft, Self.isRed) > 1000)
             #expect(videoOnly.count(in: topLeft) { r, g, b in r + g + b > 30 } == 0)
             #expect(client.request([.string("quit")]) != nil || !process.isRunning)

@@ -16,7 +16,7 @@ public final class SubtitleRenderer {
     /// The script the track was made with (and for the text formats the font and size its
     /// header names), and the cues loaded in it.
     private var script: SubtitleScript?
-    private var textFont: (name: String, size: Double)?
+    private var textFont: TextFont?
     /// The scale and position libass is set to.
     private var scale = 1.0
     private var position = 100.0
@@ -77,10 +77,11 @@ public final class SubtitleRenderer {
     /// is `storage` pixels as coded); true when its pixels changed, in `overlay.changedRegion`.
     public func draw(_ shown: ShownSubtitle?, atMediaPts pts: Double, into overlay: SubtitleOverlay, storage: PictureSize) -> Bool {
         let (images, changed) = render(shown, atMediaPts: pts, frame: overlay.size, storage: storage)
-        let bitmaps = Self.bitmaps(of: shown)
-        guard changed || bitmaps != drawnBitmaps else { return false }
-        drawnBitmaps = bitmaps
-        overlay.replace(with: images, bitmaps: bitmaps, storage: storage)
+        // Compared in place: nothing is made at a frame that changes nothing.
+        let sameBitmaps = (shown?.cues ?? []).lazy.compactMap(\.bitmaps).elementsEqual(drawnBitmaps)
+        guard changed || !sameBitmaps else { return false }
+        if !sameBitmaps { drawnBitmaps = Self.bitmaps(of: shown) }
+        overlay.replace(with: images, bitmaps: drawnBitmaps, storage: storage)
         return true
     }
 
@@ -140,18 +141,19 @@ public final class SubtitleRenderer {
     /// Makes the track hold exactly the text cues of `shown`, in a track of its header; true
     /// when that changed what it holds.
     private func load(_ shown: ShownSubtitle?) -> Bool {
-        let cues = shown?.cues.filter { $0.bitmaps == nil } ?? []
+        // A track is text or bitmaps: its cues as they are when none is a picture.
+        let cues = shown.map { $0.cues.contains { $0.bitmaps != nil } ? $0.cues.filter { $0.bitmaps == nil } : $0.cues } ?? []
         // The text formats' header is HPlayer's, in the user's font.
-        let font = shown.flatMap { $0.script === SubtitleScript.plainText ? ($0.style.font, $0.style.fontSize) : nil }
-        if let shown, shown.script !== script || font?.0 != textFont?.name || font?.1 != textFont?.size {
+        let font = shown.flatMap { $0.script === SubtitleScript.plainText ? TextFont(name: $0.style.font, size: $0.style.fontSize) : nil }
+        if let shown, shown.script !== script || font != textFont {
             if let track { ass_free_track(track) }
             addFonts(shown.script.fonts)
             track = ass_new_track(library)
             guard let track else { return true }
             // The same cue loaded again is wanted, not a duplicate to skip.
             ass_set_check_readorder(track, 0)
-            textFont = font.map { (name: $0.0, size: $0.1) }
-            var bytes = Array((font.map { ASSScript.textHeader(font: $0.0, fontSize: $0.1) } ?? shown.script.header).utf8CString)
+            textFont = font
+            var bytes = Array((font.map { ASSScript.textHeader(font: $0.name, fontSize: $0.size) } ?? shown.script.header).utf8CString)
             ass_process_codec_private(track, &bytes, Int32(bytes.count - 1))
             script = shown.script
             loaded = []
@@ -172,6 +174,12 @@ public final class SubtitleRenderer {
         }
         loaded = cues
         return true
+    }
+
+    /// The font and size of the text formats' header.
+    private struct TextFont: Equatable {
+        var name: String
+        var size: Double
     }
 
     /// The duration given a cue whose end is not known yet: on until the next is loaded.

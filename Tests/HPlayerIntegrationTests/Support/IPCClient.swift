@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HPlayerIPC
 import HPlayerKit
+import Testing
 
 /// A client of mpv's JSON IPC, the same for hplayer and mpv: sends requests, reads the lines back,
 /// and keeps the events it reads on the way.
@@ -76,6 +77,21 @@ final class IPCClient {
             MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
         }
         return false
+    }
+
+    /// Sends `words` (a `screenshot` command) and returns the picture that appears in
+    /// `folder`, waiting up to 20 s for it.
+    func screenshot(_ words: [JSONValue] = [.string("screenshot")], into folder: String) throws -> RawPicture {
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        #expect(request(words)?["error"] == .string("success"))
+        let deadline = MonotonicClock.now() + 20
+        while MonotonicClock.now() < deadline {
+            let new = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).subtracting(before)
+            // Written under a temporary name, then renamed: a .png is whole.
+            if let name = new.first(where: { $0.hasSuffix(".png") }) { return try Playback.Snapshots().pixels(ofPNG: folder + "/" + name) }
+            MonotonicClock.sleep(until: MonotonicClock.now() + 0.05)
+        }
+        throw FixtureError(description: "no screenshot in \(folder)")
     }
 
     /// Waits until the position has moved past the start: playback has started, and its
