@@ -344,7 +344,9 @@ extension Playback {
                 #expect(result.status == 0, "stderr: \(result.stderr)")
                 return try recordedPts(folder).first
             }
-            #expect(try firstFrame(resuming: true) == Fixtures.framePts(clip).first { $0 >= position - 1e-6 })
+            let resumedAt = try firstFrame(resuming: true)
+            #expect(try resumedAt == Fixtures.framePts(clip).first { $0 >= position - 1e-6 },
+                    "saved \(position), the first frame shown \(String(describing: resumedAt))")
             #expect(try firstFrame(resuming: true) == 0, "the position is forgotten once resumed")
 
             let unwritable = Fixtures.newFolder("state-file") + "/file"
