@@ -74,6 +74,7 @@ private final class MovingPlayer: MediaPlayer, @unchecked Sendable {
     func play() {}
     func pause() {}
     func seek(to position: Double, mode: SeekMode?) {}
+    func seek(to start: StartPosition, mode: SeekMode?) {}
     func stepFrame(forward: Bool) {}
     func close() {}
     func startRecording(to path: String) throws(MediaError) {}

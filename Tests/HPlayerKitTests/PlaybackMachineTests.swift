@@ -9,6 +9,7 @@ import Testing
 
     static let info = MediaInfo(url: "clip.mkv", container: "matroska", containerLongName: "Matroska", duration: 10,
                                 startTime: 1, bitRate: nil, streams: [])
+    static let noDuration = MediaInfo(url: "live.m3u8", container: "hls", containerLongName: "HLS", duration: nil, startTime: 0, bitRate: nil, streams: [])
     static let loading = BufferingReport(bufferedDuration: 0.2, isPlayable: false, isStarved: false, progress: 40)
     static let playable = BufferingReport(bufferedDuration: 2, isPlayable: true, isStarved: false, progress: 100)
     static let starved = BufferingReport(bufferedDuration: 0, isPlayable: false, isStarved: true, progress: 10)
@@ -39,6 +40,19 @@ import Testing
         Row(name: "opening sets the gain and B, begins serial 0 and tells prepared",
             events: [.prepare, .opened(info, hasAudio: true, hasVideo: true)],
             effects: [.setGain(1), .setLoopEnd(nil, on: .video), .beginSerial(0, audioReportsLoops: false), .emit(.prepared(info))],
+            playback: .idle, load: .loading, audio: .filling, video: .filling),
+        Row(name: "a seek asked before the opening is kept, the last one winning, and made as it opens, in the step that tells prepared",
+            events: [.seek(to: 3, mode: .exact), .prepare, .startAt(.beforeEnd(1), mode: nil), .opened(info, hasAudio: true, hasVideo: true)],
+            effects: [.setGain(1), .setLoopEnd(nil, on: .video), .beginSerial(0, audioReportsLoops: false), .emit(.prepared(info)),
+                      .emit(.playbackStateChanged(.seeking)), .seekSource(to: 9, mode: .keyframe, serial: 1), .beginSerial(1, audioReportsLoops: false)],
+            playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "so the opening's first buffering report, of serial 0, previews nothing from before the start",
+            events: [.prepare, .startAt(.fraction(0.5), mode: .exact), .opened(info, hasAudio: true, hasVideo: true),
+                     .evaluated(playable, loadState: .playable, serial: 0)],
+            effects: [], playback: .seeking, load: .loading, audio: .syncing, video: .syncing),
+        Row(name: "a start at a fraction of media without a duration is dropped as it opens",
+            events: [.prepare, .startAt(.fraction(0.5), mode: .exact), .opened(noDuration, hasAudio: true, hasVideo: true)],
+            effects: [.setGain(1), .setLoopEnd(nil, on: .video), .beginSerial(0, audioReportsLoops: false), .emit(.prepared(noDuration))],
             playback: .idle, load: .loading, audio: .filling, video: .filling),
         Row(name: "loading reports its progress once per change",
             events: [.prepare, .opened(info, hasAudio: true, hasVideo: true), .evaluated(loading, loadState: .loading, serial: 0)],

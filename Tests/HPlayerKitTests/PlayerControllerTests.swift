@@ -59,6 +59,7 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
     func play() { record("play") }
     func pause() { record("pause") }
     func seek(to position: Double, mode: SeekMode?) { record("seek \(position) \(mode.map { "\($0)" } ?? "default")") }
+    func seek(to start: StartPosition, mode: SeekMode?) { record("seek \(start) \(mode.map { "\($0)" } ?? "default")") }
     func stepFrame(forward: Bool) { record("step \(forward ? "forward" : "back")") }
     func close() { record("close") }
     var recordingPath: String? { nil }
@@ -78,21 +79,24 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(await until { player.recorded == ["prepare", "play"] })
     }
 
-    @Test func aSeekBeforePreparedIsKeptAndTheLastWins() async {
+    @Test("A seek before prepared goes to the player at once (which keeps the last for the opening); position says where it will start")
+    func aSeekBeforePreparedGoesToThePlayer() async {
         let player = FakePlayer()
         let controller = PlayerController(player: player)
         controller.load()
         #expect(controller.position == 0)
         controller.seek(to: 3, mode: .exact)
+        controller.seek(to: .fraction(0.5), mode: nil)
         controller.seek(to: 7, mode: nil)
-        #expect(player.recorded == ["prepare"])
-        #expect(controller.position == 7, "the position a kept seek will start at")
+        #expect(player.recorded == ["prepare", "seek seconds(3.0) exact", "seek fraction(0.5) default", "seek seconds(7.0) default"])
+        #expect(controller.position == 7, "the position the last seek will start at")
         player.emit(.prepared(preparedInfo))
-        #expect(await until { player.recorded == ["prepare", "seek 7.0 default", "play"] })
+        #expect(await until { player.recorded.last == "play" })
+        #expect(player.recorded.count == 5, "nothing seeks again once prepared: \(player.recorded)")
         player.position = 6.5
         #expect(controller.position == 6.5, "once prepared, the player's")
         controller.seek(to: 1, mode: .keyframe)
-        #expect(player.recorded.last == "seek 1.0 keyframe")
+        #expect(player.recorded.last == "seek seconds(1.0) keyframe")
     }
 
     @Test func pausingTurnsAutoplayOffSoNothingResumesIt() async {
@@ -117,7 +121,7 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         controller.seek(to: 2, mode: nil)
         player.emit(.prepared(preparedInfo))
         #expect(await until { controller.preparedHandled == 1 })
-        #expect(player.recorded == ["prepare", "seek 2.0 default"])
+        #expect(player.recorded == ["prepare", "seek seconds(2.0) default"])
     }
 
     @Test func commandsFromKeysAndClicks() async {
@@ -135,12 +139,12 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(player.recorded.last == "play")
 
         #expect(controller.perform(.seek(by: 5)) == "Seek 00:00:15 / 00:01:40")
-        #expect(player.recorded.last == "seek 15.0 default")
+        #expect(player.recorded.last == "seek seconds(15.0) default")
         #expect(controller.perform(.seek(by: -60)) == "Seek 00:00:00 / 00:01:40")  // not before the start
-        #expect(player.recorded.last == "seek 0.0 default")
+        #expect(player.recorded.last == "seek seconds(0.0) default")
         #expect(controller.perform(.seek(by: 600)) == "Seek 00:01:40 / 00:01:40")  // nor past the end
         #expect(controller.perform(.seekToFraction(0.25)) == "Seek 00:00:25 / 00:01:40")
-        #expect(player.recorded.last == "seek 25.0 default")
+        #expect(player.recorded.last == "seek seconds(25.0) default")
 
         #expect(controller.perform(.toggleLoop) == "Loop on")
         #expect(player.isLooping)
@@ -239,17 +243,6 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.changeSubtitlePosition(by: -1)) == "Sub position: 99/100")
         for _ in 0..<60 { _ = controller.perform(.changeSubtitlePosition(by: 1)) }
         #expect(player.subtitleStyle.position == 150, "kept within mpv's range")
-    }
-
-    @Test("A start position as a percentage waits for the duration")
-    func startAtAPercentage() async {
-        let player = FakePlayer()
-        let controller = PlayerController(player: player)
-        controller.seek(to: StartPosition("25%")!, mode: .exact)
-        controller.load()
-        let info = MediaInfo(url: "x", container: "test", containerLongName: "", duration: 10, startTime: 0, bitRate: nil, streams: [])
-        player.emit(.prepared(info))
-        #expect(await until { player.recorded == ["prepare", "seek 2.5 exact", "play"] })
     }
 
     @Test func aClickOnTheBarOfMediaWithoutDurationDoesNothing() async {

@@ -16,7 +16,7 @@ public protocol PlayerControlling: AnyObject, Sendable {
     /// Pauses, and clears `autoplay`, so that the media does not start once prepared.
     func pause()
     /// A seek to `position` seconds from the start; before the media is prepared it is kept
-    /// (the last one wins) and applied once it is. `mode` nil: the player's default.
+    /// (the last one wins) and made as it opens. `mode` nil: the player's default.
     func seek(to position: Double, mode: SeekMode?)
     /// A seek to a start position: a percentage waits for the duration, once prepared.
     func seek(to start: StartPosition, mode: SeekMode?)
@@ -31,8 +31,9 @@ public protocol PlayerControlling: AnyObject, Sendable {
 
 /// The player controller: owns a player and applies what was asked before it was prepared.
 ///
-/// A seek asked before the media is prepared is kept (the last one wins) and applied once it is;
-/// play and pause update autoplay, so a paused player is never resumed by it.
+/// A seek asked before the media is prepared is kept by the player (the last one wins) and made
+/// as it opens, and `position` says where it will start; play and pause update autoplay, so a
+/// paused player is never resumed by it.
 public final class PlayerController: PlayerControlling, @unchecked Sendable {
     public let player: MediaPlayer
     private let lock = ConditionLock()
@@ -44,7 +45,8 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         set { lock.withLock { preparedHandledCount = newValue } }
     }
     private var preparedHandledCount = 0
-    private var pendingSeek: (target: StartPosition, mode: SeekMode?)?
+    /// The last seek asked before the media was prepared: where `position` says playback will start.
+    private var pendingStart: StartPosition?
     private var observation: Task<Void, Never>?
 
     /// Starts listening to `player`'s events at once, so no `prepared` is missed; call `load`
@@ -55,8 +57,8 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         let events = player.events()
         observation = Task { [weak self] in
             for await event in events {
-                guard case .prepared(let info) = event else { continue }
-                self?.playerDidPrepare(duration: info.duration)
+                guard case .prepared = event else { continue }
+                self?.playerDidPrepare()
             }
         }
     }
@@ -68,7 +70,7 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     public var position: Double { position(in: player.status) }
 
     public func position(in status: PlayerStatus) -> Double {
-        let queued = lock.withLock { isPrepared ? nil : pendingSeek?.target }
+        let queued = lock.withLock { isPrepared ? nil : pendingStart }
         return queued?.seconds(duration: nil) ?? status.position
     }
 
@@ -92,11 +94,10 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     }
 
     public func seek(to start: StartPosition, mode: SeekMode? = nil) {
-        let prepared = lock.withLock {
-            if !isPrepared { pendingSeek = (start, mode) }
-            return isPrepared
-        }
-        if prepared, let position = start.seconds(duration: player.status.duration) { player.seek(to: position, mode: mode) }
+        lock.withLock { if !isPrepared { pendingStart = start } }
+        // The player keeps one asked before the media is open and makes it as it opens, before
+        // it shows a frame: applied here on `prepared`, the opening's first frame could show first.
+        player.seek(to: start, mode: mode)
     }
 
     @discardableResult
@@ -204,14 +205,11 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
         player.close()
     }
 
-    private func playerDidPrepare(duration: Double?) {
-        let (seek, autoplay) = lock.withLock {
+    private func playerDidPrepare() {
+        let autoplay = lock.withLock {
             isPrepared = true
-            defer { pendingSeek = nil }
-            return (pendingSeek, autoplayValue)
-        }
-        if let seek, let position = seek.target.seconds(duration: duration) {
-            player.seek(to: position, mode: seek.mode)
+            pendingStart = nil
+            return autoplayValue
         }
         if autoplay { player.play() }
         preparedHandled += 1

@@ -37,8 +37,12 @@ struct PlaybackMachine: Equatable {
         /// `clock`: seconds from the start where the clock stands, nil while it has no time.
         case play(clock: Double?)
         case pause
-        /// `mode` nil: the player's default.
+        /// `mode` nil: the player's default. Before the source is open, kept as `startAt` is.
         case seek(to: Double, mode: SeekMode?)
+        /// A seek to a start position (a fraction or a time before the end, of the duration).
+        /// Before the source is open it is kept, the last one winning, and made as it opens,
+        /// so nothing from before it is shown.
+        case startAt(StartPosition, mode: SeekMode?)
         /// Another audio stream (the container's index), picked up where the clock stands.
         case selectAudio(stream: Int, clock: Double?)
         /// `shown`: the media pts of the picture on screen, if any.
@@ -173,6 +177,13 @@ struct PlaybackMachine: Equatable {
     private(set) var liveSpeed = 1.0
     /// The seek under way is live mode's jump to the newest key frame, not one asked for.
     private var isLiveJump = false
+    /// A seek asked before the source was open, made as it opens.
+    private var queuedStart: QueuedStart?
+
+    private struct QueuedStart: Equatable {
+        var start: StartPosition
+        var mode: SeekMode?
+    }
     private(set) var liveLatency: Double?
 
     private var effects: [Effect] = []
@@ -205,7 +216,8 @@ struct PlaybackMachine: Equatable {
         case let .evaluated(report, loadState, serial): evaluated(report, loadState: loadState, serial: serial)
         case let .play(clock): play(clock: clock)
         case .pause: pause()
-        case let .seek(position, mode): seek(to: position, mode: mode ?? configuration.seekMode)
+        case let .seek(position, mode): requestSeek(to: .seconds(position), mode: mode)
+        case let .startAt(start, mode): requestSeek(to: start, mode: mode)
         case let .selectAudio(stream, clock):
             effects.append(.switchAudio(stream: stream))
             // The new stream's packets were not kept: read again from here, as mpv's refresh seek.
@@ -295,6 +307,16 @@ struct PlaybackMachine: Equatable {
     /// Seconds from the start where playback stands: the clock, or where it rests.
     private func position(clock: Double?) -> Double { clock ?? restingPosition }
 
+    private mutating func requestSeek(to start: StartPosition, mode: SeekMode?) {
+        switch lifecycle {
+        case .idle, .opening: queuedStart = QueuedStart(start: start, mode: mode)
+        case .open:
+            guard let position = start.seconds(duration: info?.duration) else { return }
+            seek(to: position, mode: mode ?? configuration.seekMode)
+        case .failed, .closed: break
+        }
+    }
+
     private mutating func seek(to position: Double, mode: SeekMode) {
         // Nothing reads a failed source's seek (nor plays it again from the start): it would
         // never land. It stays finished with its error, as mpv leaves a file that failed to load.
@@ -333,6 +355,11 @@ struct PlaybackMachine: Equatable {
         applyLoopEnd()
         effects.append(.beginSerial(serial, audioReportsLoops: !hasVideo))
         effects.append(.emit(.prepared(info)))
+        // In the same step, before any buffering report of the opening can show its first frame.
+        if let queued = queuedStart {
+            queuedStart = nil
+            requestSeek(to: queued.start, mode: queued.mode)
+        }
     }
 
     private mutating func failed(_ error: MediaError) {

@@ -224,6 +224,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
 
     public func seek(to position: Double, mode: SeekMode? = nil) { request(.seek(to: position, mode: mode)) }
 
+    public func seek(to start: StartPosition, mode: SeekMode? = nil) { request(.startAt(start, mode: mode)) }
+
     public func selectAudioTrack(_ number: Int) throws(MediaError) {
         let (info, playing, isClosed) = lock.withLock { (machine.info, audioTrack?.streamIndex, machine.lifecycle == .closed) }
         guard let info, let playing, !isClosed else { throw MediaError(input: url, reason: "no audio playing") }

@@ -199,8 +199,12 @@ public protocol MediaPlayer: AnyObject, Sendable {
     func play()
     /// Pauses: the picture stays, the sound stops, the clock holds.
     func pause()
-    /// Seeks to `position` seconds from the start; `mode` nil uses the player's default.
+    /// Seeks to `position` seconds from the start; `mode` nil uses the player's default. Asked
+    /// before the media is prepared, it is kept (the last one wins) and made as the media opens,
+    /// so no frame from before it is shown.
     func seek(to position: Double, mode: SeekMode?)
+    /// The same, to a start position: a fraction of the duration, or a time before its end.
+    func seek(to start: StartPosition, mode: SeekMode?)
     /// Pauses and shows the next frame (forward), or the frame before the one shown, as mpv's
     /// frame-step and frame-back-step. Playing again picks the sound up at the frame shown.
     func stepFrame(forward: Bool)
