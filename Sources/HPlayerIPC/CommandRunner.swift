@@ -146,6 +146,8 @@ public final class CommandRunner: Sendable {
             do { try controller.player.selectAudioTrack(number) } catch { throw .accessDenied }
         case .subtitleTrack(let number):
             do { try controller.player.selectSubtitleTrack(number) } catch { throw .accessDenied }
+        case .secondarySubtitleTrack(let number):
+            do { try controller.player.selectSecondarySubtitleTrack(number) } catch { throw .accessDenied }
         case .subtitleVisibility(let visible): controller.player.subtitlesVisible = visible
         case .subtitleDelay(let seconds): controller.player.subtitleDelay = seconds
         case .subtitleScale(let scale): controller.player.subtitleStyle.scale = scale
@@ -205,11 +207,13 @@ public final class CommandRunner: Sendable {
         let playing = status.playingStreams
         snapshot.audioTrack = (info?.streams(of: .audio) ?? []).firstIndex { playing.contains($0.index) }.map { $0 + 1 }
         snapshot.subtitleTrack = player.subtitleTrack
+        snapshot.secondarySubtitleTrack = player.secondarySubtitleTrack
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.subtitleDelay = player.subtitleDelay
         (snapshot.subtitleScale, snapshot.subtitlePosition) = (player.subtitleStyle.scale, player.subtitleStyle.position)
+        let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
+        if snapshot.secondarySubtitleTrack != nil { snapshot.secondarySubtitleText = shown?.secondaryText ?? "" }
         if snapshot.subtitleTrack != nil {
-            let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
             let startTime = info?.startTime ?? 0
             snapshot.subtitleText = shown?.text ?? ""
             // A caption screen cleared is a cue of no text: nothing shows.

@@ -20,6 +20,8 @@ public struct PropertySnapshot: Equatable, Sendable {
     /// The numbers (from 1, within their kind) of the audio and subtitle tracks playing; nil for none.
     public var audioTrack: Int?
     public var subtitleTrack: Int?
+    /// The number of the secondary subtitle track (mpv's secondary-sid); nil for none.
+    public var secondarySubtitleTrack: Int?
     public var subtitlesVisible = true
     public var subtitleDelay = 0.0
     public var subtitleScale = 1.0
@@ -31,6 +33,9 @@ public struct PropertySnapshot: Equatable, Sendable {
     /// sub-start and sub-end); nil when none shows, or when it is not yet known.
     public var subtitleStart: Double?
     public var subtitleEnd: Double?
+    /// The secondary track's text over the frame on screen: "" when none shows, nil when no
+    /// secondary track is selected (mpv's secondary-sub-text).
+    public var secondarySubtitleText: String?
     /// How far a refill is towards playing again, 0...100 (100 while playable).
     public var bufferingPercent = 100
     /// The payload bytes read ahead.
@@ -156,6 +161,8 @@ public enum PropertyChange: Equatable, Sendable {
     case audioTrack(Int)
     /// Show subtitle track N (from 1), or none.
     case subtitleTrack(Int?)
+    /// Show subtitle track N (from 1) at the top as well, or none.
+    case secondarySubtitleTrack(Int?)
     case subtitleVisibility(Bool)
     /// Seconds the subtitles come later by.
     case subtitleDelay(Double)
@@ -175,7 +182,8 @@ public enum PlayerProperties {
     public static let names = ["pause", "time-pos", "duration", "speed", "volume", "mute", "loop-file", "eof-reached",
                                "paused-for-cache", "cache-buffering-state", "demuxer-cache-duration", "demuxer-cache-state",
                                "cache-speed", "avsync", "frame-drop-count", "ab-loop-a", "ab-loop-b",
-                               "stream-record", "aid", "sid", "sub-visibility", "sub-delay", "sub-text", "sub-start", "sub-end", "sub-scale", "sub-pos",
+                               "stream-record", "aid", "sid", "secondary-sid", "sub-visibility", "sub-delay", "sub-text", "sub-start", "sub-end",
+                               "secondary-sub-text", "sub-scale", "sub-pos",
                                "playlist", "playlist-pos",
                                "playlist-playing-pos", "playlist-count", "path", "filename", "media-title", "metadata",
                                "chapter", "chapters", "chapter-list"]
@@ -211,6 +219,7 @@ public enum PlayerProperties {
         // A track reads its number, or false when none plays.
         case "aid": return .success(snapshot.audioTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sid": return .success(snapshot.subtitleTrack.map { .number(Double($0)) } ?? .bool(false))
+        case "secondary-sid": return .success(snapshot.secondarySubtitleTrack.map { .number(Double($0)) } ?? .bool(false))
         case "sub-visibility": return .success(.bool(snapshot.subtitlesVisible))
         case "sub-delay": return .success(.number(snapshot.subtitleDelay))
         case "sub-scale": return .success(.number(snapshot.subtitleScale))
@@ -218,6 +227,7 @@ public enum PlayerProperties {
         case "sub-text": return snapshot.subtitleText.map { .success(.string($0)) } ?? .failure(.propertyUnavailable)
         case "sub-start": return snapshot.subtitleStart.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
         case "sub-end": return snapshot.subtitleEnd.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)
+        case "secondary-sub-text": return snapshot.secondarySubtitleText.map { .success(.string($0)) } ?? .failure(.propertyUnavailable)
         // The variant's declared bandwidth, as mpv reports it; unavailable but for HLS.
         case "hls-bitrate": return snapshot.hlsBitrate.map { .success(.number(Double($0))) } ?? .failure(.propertyUnavailable)
         // The picture's size only, of mpv's fields: it changes at a variant switch.
@@ -278,15 +288,23 @@ public enum PlayerProperties {
             return .success(name == "ab-loop-a" ? .abLoopA(point) : .abLoopB(point))
         case "stream-record":
             return value.string.map { .success(.streamRecord($0)) } ?? .failure(.unsupportedFormat)
-        case "aid", "sid":
+        case "aid", "sid", "secondary-sid":
+            let subtitles = { (number: Int?) -> PropertyChange? in
+                switch name {
+                case "sid": .subtitleTrack(number)
+                case "secondary-sid": .secondarySubtitleTrack(number)
+                default: number.map(PropertyChange.audioTrack)
+                }
+            }
             if value == .string("no") || value == .bool(false) {
                 // Sound cannot be turned off while playing (only --no-audio, at the start).
-                return name == "sid" ? .success(.subtitleTrack(nil)) : .failure(.accessDenied)
+                return subtitles(nil).map { .success($0) } ?? .failure(.accessDenied)
             }
-            guard let number = number(value), number >= 1, number == number.rounded(), number < 10_000 else {
+            guard let number = number(value), number >= 1, number == number.rounded(), number < 10_000,
+                  let change = subtitles(Int(number)) else {
                 return .failure(.unsupportedFormat)
             }
-            return .success(name == "sid" ? .subtitleTrack(Int(number)) : .audioTrack(Int(number)))
+            return .success(change)
         case "sub-visibility":
             return flag(value).map { .success(.subtitleVisibility($0)) } ?? .failure(.unsupportedFormat)
         case "sub-delay":

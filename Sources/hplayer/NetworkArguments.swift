@@ -72,7 +72,7 @@ struct NetworkArguments: ParsableArguments {
             }
             options.hlsABR = policy
         }
-        if let alang { options.audioLanguages = alang.split(separator: ",").map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty } }
+        if let alang { options.audioLanguages = TrackLanguage.list(alang) }
         if let clearKeys { options.clearKeys = try Self.clearKeys(clearKeys, option: "--dash-clearkey") }
         if let clearKeyServer {
             guard OriginPolicy.isRemote(clearKeyServer) else { throw .usage(input: "--dash-clearkey-server", reason: "expected an http or https URL, got '\(clearKeyServer)'") }

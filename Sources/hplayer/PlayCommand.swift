@@ -72,6 +72,12 @@ struct PlayCommand: AsyncParsableCommand {
     var vdLavcThreads = 0
     @Option(help: "The subtitle track to show, numbered from 1 (the file's, then the --sub-file ones), or no (as mpv's --sid).")
     var sid: SubtitleChoice = .auto
+    @Option(name: .customLong("secondary-sid"), help: "A second subtitle track to show at the top, as plain text, numbered as --sid counts (as mpv's --secondary-sid; default no).")
+    var secondarySid: SubtitleChoice = .off
+    @Option(help: "The subtitle languages in order of preference, comma-separated (as mpv's --slang): the first track in one, when --sid is auto and no --sub-file is given.")
+    var slang: String?
+    @Flag(name: .customLong("sub-visibility"), inversion: .prefixedNo, help: "Draw the subtitle track shown (v toggles it), as mpv's --sub-visibility.")
+    var subtitlesVisible = true
     @Option(name: .customLong("sub-file"), help: "Show the subtitles of this file (.srt, .vtt, .ass); may be given more than once, the last is shown.")
     var subtitleFiles: [String] = []
     @Option(name: .customLong("sub-delay"), help: "Show the subtitles this many seconds later (earlier when negative), as mpv's --sub-delay; z and Z change it by 0.1 s.")
@@ -84,6 +90,8 @@ struct PlayCommand: AsyncParsableCommand {
     var subtitleFont = "sans-serif"
     @Option(name: .customLong("sub-font-size"), help: "The size of text subtitles, in pixels of a picture 720 lines high (default 55), as mpv's --sub-font-size.")
     var subtitleFontSize = 55.0
+    @Option(name: .customLong("sub-ass-override"), help: "How much of --sub-scale, --sub-pos, --sub-font and --sub-font-size an ASS script takes, as mpv's --sub-ass-override: no, yes (the default), scale, force or strip.")
+    var subtitleASSOverride = ASSOverride.yes
     @Option(name: .customLong("sub-codepage"), help: "The character encoding of --sub-file text files when not UTF-8 (cp1252, latin1, cp1251, shift_jis, ...: iconv's names), as mpv's --sub-codepage.")
     var subtitleCodepage: String?
     @Flag(inversion: .prefixedNo, help: "Loop the file: at the end, go on from the start with no gap.") var loop = false
@@ -205,10 +213,13 @@ struct PlayCommand: AsyncParsableCommand {
         if let liveLatency { options.source.live.latencyTarget = liveLatency }
         options.source.network.rtspTransport = rtspTransport?.rawValue
         options.subtitleTrack = sid
+        options.secondarySubtitleTrack = secondarySid
+        options.subtitleLanguages = slang.map(TrackLanguage.list) ?? []
+        options.subtitlesVisible = subtitlesVisible
         options.subtitleDelay = subtitleDelay.isFinite ? min(max(subtitleDelay, -86_400), 86_400) : 0
         options.subtitleCodepage = subtitleCodepage.flatMap { $0.isEmpty || $0.lowercased() == "utf-8" || $0.lowercased() == "utf8" ? nil : $0 }
         options.subtitleStyle = SubtitleStyle(scale: subtitleScale, position: subtitlePosition, font: subtitleFont,
-                                              fontSize: subtitleFontSize)
+                                              fontSize: subtitleFontSize, assOverride: subtitleASSOverride)
         if let refusal = PlaybackSpeed.refusal(of: speed) {
             StatusLine.notice("warning: --speed \(speed): \(refusal): playing at 1x")
         } else {
@@ -401,6 +412,14 @@ struct PlayCommand: AsyncParsableCommand {
 }
 
 extension SubtitleChoice: ExpressibleByArgument {
+    public var defaultValueDescription: String {
+        switch self {
+        case .auto: "auto"
+        case .off: "no"
+        case .number(let number): String(number)
+        }
+    }
+
     public init?(argument: String) {
         switch argument {
         case "auto": self = .auto
@@ -411,6 +430,8 @@ extension SubtitleChoice: ExpressibleByArgument {
         }
     }
 }
+
+extension ASSOverride: ExpressibleByArgument {}
 
 extension StartPosition: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }

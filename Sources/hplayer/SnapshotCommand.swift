@@ -22,6 +22,8 @@ struct SnapshotCommand: ParsableCommand {
     @Option(name: .customLong("sub-pos"), help: "Where subtitles sit, 0 (top) to 150, as --sub-pos.") var subPos = 100.0
     @Option(name: .customLong("sub-font"), help: "The font of text subtitles, as --sub-font.") var subFont = "sans-serif"
     @Option(name: .customLong("sub-font-size"), help: "The size of text subtitles, as --sub-font-size.") var subFontSize = 55.0
+    @Option(name: .customLong("sub-ass-override"), help: "How much of the options above an ASS script takes: no, yes (the default), scale, force or strip, as --sub-ass-override.")
+    var subASSOverride = ASSOverride.yes
     @OptionGroup(title: "Network") var network: NetworkArguments
     @OptionGroup var common: CommonOptions
 
@@ -30,7 +32,7 @@ struct SnapshotCommand: ParsableCommand {
         var options = NetworkOptions()
         try network.apply(to: &options)
         do {
-            let style = SubtitleStyle(scale: subScale, position: subPos, font: subFont, fontSize: subFontSize)
+            let style = SubtitleStyle(scale: subScale, position: subPos, font: subFont, fontSize: subFontSize, assOverride: subASSOverride)
             let subtitles = subs || sid != nil || subFile != nil ? SnapshotSubtitles(file: subFile, stream: sid, style: style) : nil
             try Snapshot.write(url: url, at: at, to: output, network: options, subtitles: subtitles)
         } catch {

@@ -68,6 +68,8 @@ private final class MovingPlayer: MediaPlayer, @unchecked Sendable {
     var recordingPath: String? { nil }
     func selectAudioTrack(_ number: Int) throws(MediaError) {}
     func selectSubtitleTrack(_ number: Int?) throws(MediaError) {}
+    var secondarySubtitleTrack: Int? { nil }
+    func selectSecondarySubtitleTrack(_ number: Int?) throws(MediaError) {}
     func addSubtitleFile(_ path: String) throws(MediaError) {}
     func events() -> AsyncStream<PlayerEvent> { AsyncStream { $0.finish() } }
     func prepare() {}

@@ -33,6 +33,8 @@ struct PlayerPropertiesTests {
         ("ab-loop-b", .success(.string("no"))),
         ("aid", .success(.number(2))),
         ("sid", .success(.bool(false))),
+        ("secondary-sid", .success(.bool(false))),
+        ("secondary-sub-text", .failure(.propertyUnavailable)),
         ("sub-visibility", .success(.bool(true))),
         ("sub-delay", .success(.number(0))),
         ("sub-text", .failure(.propertyUnavailable)),
@@ -54,7 +56,7 @@ struct PlayerPropertiesTests {
         #expect(PlayerProperties.value(of: name, in: snapshot) == value)
     }
 
-    @Test("sub-text, sub-start and sub-end read the cues over the frame on screen; with a track but no cue, \"\" and unavailable",
+    @Test("sub-text, sub-start, sub-end and secondary-sub-text read the cues over the frame on screen; with a track but no cue, \"\" and unavailable",
           arguments: [(String?.some("Two\nlines"), Double?.some(1.5), Double?.some(2.0)), ("", nil, nil)])
     func subtitleShown(text: String?, start: Double?, end: Double?) {
         var snapshot = Self.snapshot
@@ -63,6 +65,10 @@ struct PlayerPropertiesTests {
         #expect(PlayerProperties.value(of: "sub-text", in: snapshot) == .success(.string(text ?? "")))
         #expect(PlayerProperties.value(of: "sub-start", in: snapshot) == (start.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)))
         #expect(PlayerProperties.value(of: "sub-end", in: snapshot) == (end.map { .success(.number($0)) } ?? .failure(.propertyUnavailable)))
+        snapshot.secondarySubtitleTrack = 2
+        snapshot.secondarySubtitleText = text
+        #expect(PlayerProperties.value(of: "secondary-sid", in: snapshot) == .success(.number(2)))
+        #expect(PlayerProperties.value(of: "secondary-sub-text", in: snapshot) == .success(.string(text ?? "")))
     }
 
     @Test("Tags and chapters read as mpv's: media-title from the title tag, else the file name; metadata every tag; chapter the one begun, -1 before the first, unavailable without chapters")
@@ -137,6 +143,9 @@ struct PlayerPropertiesTests {
         ("sid", .string("no"), .success(.subtitleTrack(nil))),
         ("sid", .bool(false), .success(.subtitleTrack(nil))),
         ("sid", .string("first"), .failure(.unsupportedFormat)),
+        ("secondary-sid", .number(2), .success(.secondarySubtitleTrack(2))),
+        ("secondary-sid", .string("no"), .success(.secondarySubtitleTrack(nil))),
+        ("secondary-sid", .number(0), .failure(.unsupportedFormat)),
         ("sub-visibility", .bool(false), .success(.subtitleVisibility(false))),
         ("sub-visibility", .string("yes"), .success(.subtitleVisibility(true))),
         ("sub-visibility", .number(1), .failure(.unsupportedFormat)),

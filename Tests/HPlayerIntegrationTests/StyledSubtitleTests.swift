@@ -201,6 +201,90 @@ extension Playback {
             #expect(ratio > 3 && ratio < 5, "white pixels \(ratio) times as many")
         }
 
+        /// The frame at 2 s with `script` and `options` (option and value in turn) against mpv's
+        /// with the same, at least 35 dB in each half; and under 30 dB against `other`.
+        static func expectAsMpv(_ clip: String, script: String, options: [String], differsFrom other: RawPicture,
+                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let ours = try hplayerFrame(clip, at: "2", ["--sub-file", script] + options)
+            let mpvOptions = stride(from: 0, to: options.count, by: 2).map { "\(options[$0])=\(options[$0 + 1])" }
+            let mpv = try mpvFrame(clip, at: "2", ["--sub-file=\(script)"] + mpvOptions)
+            expectAsMpv(ours, mpv, in: [LayoutRect(x: 0, y: 0, width: 640, height: 180), LayoutRect(x: 0, y: 180, width: 640, height: 180)],
+                        sourceLocation: sourceLocation)
+            let whole = LayoutRect(x: 0, y: 0, width: 640, height: 360)
+            #expect(ours.psnr(in: whole, against: other) < 30, "\(options) made no difference", sourceLocation: sourceLocation)
+        }
+
+        @Test("--sub-ass-override no, scale, force and strip draw an ASS script as mpv draws it with the same options, each unlike the default yes",
+              .timeLimit(.minutes(3)))
+        func assOverrideAsMpv() throws {
+            let header = Self.header.replacingOccurrences(of: "Style: Default,DejaVu Sans,40,&H00FFFFFF",
+                                                          with: "Style: Default,DejaVu Serif,40,&H000000FF")
+            let script = try Self.script("override.ass", ["0,0:00:01.00,0:00:04.00,Default,,0,0,0,,Styled red serif",
+                                                          #"0,0:00:01.00,0:00:04.00,Default,,0,0,0,,{\an7\pos(20,60)\c&H00FF00&}Green placed"#],
+                                         header: header)
+            let clip = try Self.black()
+            let subtitles = ["--sub-file", script]
+            let asAuthored = try Self.hplayerFrame(clip, at: "2", subtitles)
+            // yes (the default) scales every line and moves the bottom one; no does neither.
+            let movedAndScaled = ["--sub-scale", "2", "--sub-pos", "50"]
+            try Self.expectAsMpv(clip, script: script, options: ["--sub-ass-override", "no"] + movedAndScaled,
+                                 differsFrom: try Self.hplayerFrame(clip, at: "2", subtitles + movedAndScaled))
+            // scale leaves the placed line at its size.
+            try Self.expectAsMpv(clip, script: script, options: ["--sub-ass-override", "scale", "--sub-scale", "2"],
+                                 differsFrom: try Self.hplayerFrame(clip, at: "2", subtitles + ["--sub-scale", "2"]))
+            // force puts the text style on the dialogue line (yes leaves the script's).
+            try Self.expectAsMpv(clip, script: script, options: ["--sub-ass-override", "force", "--sub-font-size", "30", "--sub-font", "DejaVu Sans"],
+                                 differsFrom: asAuthored)
+            try Self.expectAsMpv(clip, script: script, options: ["--sub-ass-override", "strip"], differsFrom: asAuthored)
+        }
+
+        @Test("--secondary-sid draws a second track at the top as plain text, as mpv draws it; secondary-sid and secondary-sub-text over the IPC",
+              .timeLimit(.minutes(2)))
+        func secondaryAsMpv() throws {
+            let primary = try Subtitles.subtitleFile("primary.srt", "1\n00:00:01,000 --> 00:00:04,000\nPrimary <i>line</i>\n\n")
+            // Styled red and placed: drawn white at the top all the same, as its text alone.
+            let secondary = try Self.script("secondary.ass", [#"0,0:00:01.00,0:00:04.00,Default,,0,0,0,,{\an7\pos(20,200)\c&H0000FF&}Second track"#])
+            let clip = try Fixtures.clip("black-two-subtitle-tracks.mkv", ["-i", try Self.black(), "-i", primary, "-i", secondary,
+                                                                           "-map", "0", "-map", "1", "-map", "2", "-c", "copy"])
+            let folder = Fixtures.newFolder("secondary-screenshots")
+            let socket = Fixtures.newFolder("ipc") + "/hplayer.sock"
+            let process = try BackgroundProcess([Command.hplayer, clip, "--vo", "null", "--ao", "null", "--no-status", "--sid", "1",
+                                                 "--secondary-sid", "2", "--start", "2", "--screenshot-dir", folder,
+                                                 "--input-ipc-server", socket])
+            let client = try IPCClient(path: socket)
+            #expect(client.waitUntilLoaded())
+            #expect(client.request([.string("set_property"), .string("pause"), .bool(true)])?["error"] == .string("success"))
+            let ours = try client.screenshot(into: folder)
+            let mpv = try Self.mpvFrame(clip, at: "2", ["--sid=1", "--secondary-sid=2"])
+            let (top, bottom) = (LayoutRect(x: 0, y: 0, width: 640, height: 90), LayoutRect(x: 0, y: 90, width: 640, height: 270))
+            Self.expectAsMpv(ours, mpv, in: [top, bottom])
+            #expect(ours.count(in: top) { r, g, b in r > 200 && g > 200 && b > 200 } > 300, "white text at the top")
+            #expect(ours.count(in: LayoutRect(x: 0, y: 0, width: 640, height: 360), Self.isRed) == 0, "the secondary's styling taken out")
+            func property(_ name: String) -> JSONValue? { client.request([.string("get_property"), .string(name)]) }
+            func set(_ name: String, _ value: JSONValue) -> JSONValue? {
+                client.request([.string("set_property"), .string(name), value])?["error"]
+            }
+            #expect(property("secondary-sid")?["data"] == .number(2))
+            #expect(property("secondary-sub-text")?["data"] == .string("Second track"))
+            #expect(property("sub-text")?["data"] == .string("Primary line"))
+            // One track cannot be both, as in mpv.
+            #expect(set("secondary-sid", .number(1)) != .string("success"))
+            #expect(set("sid", .number(2)) != .string("success"))
+            #expect(set("secondary-sid", .string("no")) == .string("success"))
+            #expect(property("secondary-sub-text")?["error"] == .string("property unavailable"))
+            // A frame on, so that the screenshot has a name of its own.
+            let shown = property("time-pos")?["data"]
+            #expect(client.request([.string("frame-step")])?["error"] == .string("success"))
+            let deadline = MonotonicClock.now() + 10
+            while property("time-pos")?["data"] == shown, MonotonicClock.now() < deadline {
+                MonotonicClock.sleep(until: MonotonicClock.now() + 0.02)
+            }
+            let without = try client.screenshot(into: folder)
+            #expect(without.count(in: top) { r, g, b in r + g + b > 30 } == 0, "nothing at the top once secondary-sid is no")
+            #expect(client.request([.string("quit")]) != nil || !process.isRunning)
+            #expect(process.wait(timeout: 10) == 0)
+        }
+
         /// DejaVu Serif under a family name no system has: "DejaVu Serif" is 12 characters, as
         /// "HPlayer Test" is, so the name table's offsets hold (FreeType checks no checksum).
         static func renamedFont() throws -> String {

@@ -159,7 +159,7 @@ extension Playback {
             #expect(unknown.stderr.split(separator: "\n").filter { $0.hasPrefix("hplayer: error: \(path): ") }.count == 1, "\(unknown.stderr)")
         }
 
-        @Test("--sid picks the track shown, or none; a track the file lacks is one warning")
+        @Test("--sid picks the track shown, or none; --slang picks by language when --sid does not; --no-sub-visibility shows none; a track the file lacks is one warning")
         func choosingTheTrack() throws {
             let clip = try Self.clip(container: "mkv", codec: "srt", extraTrack: true)
             func play(_ options: String...) throws -> (result: CommandResult, texts: [String]) {
@@ -174,6 +174,9 @@ extension Playback {
             #expect(first.result.stdout.contains("     Subs  --sid=2 --slang=fra (subrip)"), "\(first.result.stdout)")
             #expect(try play("--sid", "2").texts == ["Other words", "Deux\nlines", "After the end"])
             #expect(try play("--sid", "no").texts == [])
+            let french = ["Other words", "Deux\nlines", "After the end"]
+            #expect(try play("--slang", "de,fr").texts == french, "French before the default")
+            #expect(try play("--no-sub-visibility").texts == [])
             let missing = try play("--sid", "3")
             #expect(missing.texts == [] && missing.result.status == 0)
             // The next number would be the H.264 video's closed captions, if it carried any.

@@ -30,6 +30,11 @@ final class FakePlayer: MediaPlayer, @unchecked Sendable {
         record("sid \(number.map(String.init) ?? "no")")
         subtitleTrack = number
     }
+    var secondarySubtitleTrack: Int?
+    func selectSecondarySubtitleTrack(_ number: Int?) throws(MediaError) {
+        record("secondary-sid \(number.map(String.init) ?? "no")")
+        secondarySubtitleTrack = number
+    }
     func addSubtitleFile(_ path: String) throws(MediaError) { record("sub-file \(path)") }
     var playingStreams: Set<Int> { lock.withLock { playing } }
     private var playing: Set<Int> = []
@@ -214,7 +219,7 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(player.recorded.suffix(2) == ["audio 2", "audio 1"])
     }
 
-    @Test("j and J go through the subtitle tracks that can be shown and then none; v hides and shows them")
+    @Test("j and J go through the subtitle tracks that can be shown, but the secondary one, and then none; v hides and shows them")
     func subtitleKeys() {
         let player = FakePlayer()
         let controller = PlayerController(player: player)
@@ -230,6 +235,10 @@ let preparedInfo = MediaInfo(url: "x", container: "test", containerLongName: "",
         #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles off")
         #expect(controller.perform(.cycleSubtitleTrack(forward: false)) == "Subtitles 3/3 'film.srt'")
         #expect(player.recorded == ["sid 1", "sid 3", "sid no", "sid 3"])
+        // The secondary track is passed over too.
+        player.secondarySubtitleTrack = 1
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles off")
+        #expect(controller.perform(.cycleSubtitleTrack(forward: true)) == "Subtitles 3/3 'film.srt'")
         #expect(controller.perform(.toggleSubtitles) == "Subtitles hidden")
         #expect(!player.subtitlesVisible)
         #expect(controller.perform(.toggleSubtitles) == "Subtitles visible")

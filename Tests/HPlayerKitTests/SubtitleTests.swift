@@ -110,3 +110,70 @@ import Testing
         #expect((warning != nil) == warns)
     }
 }
+
+@Suite struct SubtitleLanguagePickTests {
+    typealias Pick = SubtitleTracks.Pick
+    static let english = Pick(isDefault: true, isSupported: true, language: "eng")
+    static let french = Pick(isDefault: false, isSupported: true, language: "fre")
+    static let germanBitmap = Pick(isDefault: false, isSupported: false, language: "ger")
+
+    @Test("--slang picks the first track in the first language one is in, before the default; none without a match or a default",
+          arguments: [
+            ([english, french], 0, ["fr"], 2),
+            ([english, french], 0, ["de", "fr", "en"], 2),
+            ([english, french], 0, ["en-US"], 1),
+            ([english, germanBitmap, french], 0, ["de", "en"], 1),
+            ([english, french], 0, ["ja"], 1),
+            ([french, Pick(isDefault: false, isSupported: true, language: nil)], 0, ["ja"], nil),
+            ([english, french, Pick(isDefault: false, isSupported: true)], 1, ["fr"], 3),
+          ] as [([Pick], Int, [String], Int?)])
+    func pick(tracks: [Pick], externalCount: Int, languages: [String], expected: Int?) {
+        #expect(SubtitleTracks.pick(.auto, among: tracks, externalCount: externalCount, languages: languages).number == expected)
+    }
+}
+
+@Suite struct SecondarySubtitleTests {
+    private static func track(_ text: String, language: String? = nil, isDefault: Bool = false) -> SubtitleTrack {
+        let track = SubtitleTrack(description: SubtitleTrackDescription(streamIndex: nil, path: nil, codec: "subrip", language: language,
+                                                                        title: nil, isDefault: isDefault))
+        track.add(SubtitleCue(start: 1, end: 3, text: text))
+        return track
+    }
+
+    @Test("--secondary-sid shows a second track, drawn whatever v says; the track shown as the primary is refused, and the primary that is the secondary")
+    func secondaryBesideThePrimary() throws {
+        let tracks = SubtitleTracks(choice: .auto, secondary: .number(2))
+        let warnings = tracks.mediaDidOpen(embedded: [Self.track("one", isDefault: true), Self.track("two")], startTime: 0)
+        #expect(warnings.isEmpty)
+        #expect(tracks.selectedNumber == 1 && tracks.secondaryNumber == 2)
+        let shown = try #require(tracks.selection.shown(at: 2))
+        #expect(shown.text == "one" && shown.secondaryText == "two")
+        #expect(tracks.selection.shown(at: 4) == nil)
+        tracks.selection.isVisible = false
+        #expect(tracks.selection.shown(at: 2)?.cues == [] && tracks.selection.shown(at: 2)?.secondaryText == "two")
+        #expect(throws: MediaError.self) { try tracks.select(1, secondary: true) }
+        #expect(throws: MediaError.self) { try tracks.select(2) }
+        try tracks.select(nil, secondary: true)
+        try tracks.select(2)
+        #expect(tracks.selectedNumber == 2 && tracks.secondaryNumber == nil)
+        tracks.selection.isVisible = true
+        #expect(tracks.selection.shown(at: 2)?.secondary == [])
+    }
+
+    @Test("--secondary-sid naming the track --sid shows, or one that is not there, is a warning and shows none")
+    func secondaryRefusedAtTheStart() {
+        for (secondary, warning) in [(1, "--secondary-sid 1: it is the subtitle track shown (--sid)"),
+                                     (3, "--secondary-sid 3: there is no such subtitle track (2 in all)")] {
+            let tracks = SubtitleTracks(choice: .number(1), secondary: .number(secondary))
+            #expect(tracks.mediaDidOpen(embedded: [Self.track("one"), Self.track("two")], startTime: 0) == [warning])
+            #expect(tracks.selectedNumber == 1 && tracks.secondaryNumber == nil)
+        }
+    }
+
+    @Test("--slang picks the primary track by language at the start")
+    func languageAtTheStart() {
+        let tracks = SubtitleTracks(choice: .auto, languages: ["fr"])
+        _ = tracks.mediaDidOpen(embedded: [Self.track("one", language: "eng", isDefault: true), Self.track("deux", language: "fra")], startTime: 0)
+        #expect(tracks.selectedNumber == 2)
+    }
+}

@@ -154,12 +154,13 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
             let now = player.subtitleStyle
             // Kept to tenths, so that steps of 0.1 come back to 1 exactly.
             let style = SubtitleStyle(scale: ((now.scale + step) * 10).rounded() / 10, position: now.position, font: now.font,
-                                      fontSize: now.fontSize)
+                                      fontSize: now.fontSize, assOverride: now.assOverride)
             player.subtitleStyle = style
             return "Sub scale: \(DecimalText.fixed(style.scale, places: 1))"
         case .changeSubtitlePosition(let step):
             let now = player.subtitleStyle
-            let style = SubtitleStyle(scale: now.scale, position: now.position + step, font: now.font, fontSize: now.fontSize)
+            let style = SubtitleStyle(scale: now.scale, position: now.position + step, font: now.font, fontSize: now.fontSize,
+                                      assOverride: now.assOverride)
             player.subtitleStyle = style
             return "Sub position: \(Int(style.position.rounded()))/100"
         case .toggleMute:
@@ -177,7 +178,9 @@ public final class PlayerController: PlayerControlling, @unchecked Sendable {
     /// As mpv's j and J: through the tracks that can be shown, then none, then round again.
     private func cycleSubtitles(forward: Bool) -> String {
         let tracks = player.subtitleTracks
-        let shown = tracks.indices.filter { tracks[$0].unsupportedReason == nil }.map { $0 + 1 }
+        // The secondary track is not one to go to: a track is shown in one place at a time.
+        let secondary = player.secondarySubtitleTrack
+        let shown = tracks.indices.filter { tracks[$0].unsupportedReason == nil && $0 + 1 != secondary }.map { $0 + 1 }
         guard !shown.isEmpty else { return "No subtitles" }
         let order: [Int?] = [nil] + shown
         let current = order.firstIndex(of: player.subtitleTrack) ?? 0

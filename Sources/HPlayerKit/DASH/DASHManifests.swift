@@ -147,7 +147,7 @@ final class DASHManifests: ManifestFrontEnd {
         let audioSets = period.adaptationSets.filter { $0.contentType == .audio && !$0.representations.isEmpty }
         for set in videoSets.prefix(1) + audioSets { try Self.checkProtection(set, hasClearKeys: hasClearKeys) }
         var master = HLSMasterPlaylist()
-        let defaultAudio = AudioLanguage.choose(among: audioSets.map(\.language), preferences: audioLanguages)
+        let defaultAudio = TrackLanguage.choose(among: audioSets.map(\.language), preferences: audioLanguages)
             ?? audioSets.firstIndex { $0.roles.contains("main") } ?? 0
         for (ordinal, set) in audioSets.enumerated() where !videoSets.isEmpty {
             let chosen = Self.highest(set.representations)

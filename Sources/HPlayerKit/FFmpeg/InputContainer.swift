@@ -254,7 +254,7 @@ final class InputContainer: @unchecked Sendable {
                 Log.source.warning("\(url): no \(kind.rawValue) track \(number) (the file has \(ofKind.count)): playing the default one")
             }
             let fromRendition = ofKind.first { $0 >= ownStreamCount }
-            let byLanguage = kind == .audio ? AudioLanguage.choose(among: ofKind.map { MediaProbe.metadata(all[$0].pointee.metadata, "language") }, preferences: network.audioLanguages) : nil
+            let byLanguage = kind == .audio ? TrackLanguage.choose(among: ofKind.map { MediaProbe.metadata(all[$0].pointee.metadata, "language") }, preferences: network.audioLanguages) : nil
             index = byLanguage.map { Int32(ofKind[$0]) } ?? fromRendition.map(Int32.init) ?? av_find_best_stream(context, type, -1, related, nil, 0)
         }
         if kind == .video, index >= 0, all[Int(index)].pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {

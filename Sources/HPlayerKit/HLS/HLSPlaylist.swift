@@ -24,7 +24,7 @@ package struct HLSMasterPlaylist: Equatable, Sendable {
     package func audioRendition(of variant: HLSVariant, languages: [String]) -> HLSRendition? {
         guard let group = variant.audioGroup else { return nil }
         let inGroup = renditions.filter { $0.kind == .audio && $0.groupID == group }
-        if let chosen = AudioLanguage.choose(among: inGroup.map(\.language), preferences: languages) { return inGroup[chosen] }
+        if let chosen = TrackLanguage.choose(among: inGroup.map(\.language), preferences: languages) { return inGroup[chosen] }
         return defaultAudioRendition(of: variant)
     }
 

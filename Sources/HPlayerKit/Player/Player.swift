@@ -70,8 +70,10 @@ public final class Player: MediaPlayer, @unchecked Sendable {
                                                        followsLiveHLS: options.source.live.mode != .never),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         followsLiveEdge.store(machine.live != nil, ordering: .relaxed)
-        subtitles = SubtitleTracks(choice: options.subtitleTrack, delay: options.subtitleDelay)
+        subtitles = SubtitleTracks(choice: options.subtitleTrack, secondary: options.secondarySubtitleTrack,
+                                   languages: options.subtitleLanguages, delay: options.subtitleDelay)
         subtitles.selection.style = options.subtitleStyle
+        subtitles.selection.isVisible = options.subtitlesVisible
         notifier = RenderNotifier { [weak self] note, serial in self?.handle(note, serial: serial) }
     }
 
@@ -121,6 +123,13 @@ public final class Player: MediaPlayer, @unchecked Sendable {
     public func selectSubtitleTrack(_ number: Int?) throws(MediaError) {
         try subtitles.select(number)
         videoOutput.requestRefresh()  // a paused picture shows the change too
+    }
+
+    public var secondarySubtitleTrack: Int? { subtitles.secondaryNumber }
+
+    public func selectSecondarySubtitleTrack(_ number: Int?) throws(MediaError) {
+        try subtitles.select(number, secondary: true)
+        videoOutput.requestRefresh()
     }
 
     public var subtitlesVisible: Bool {

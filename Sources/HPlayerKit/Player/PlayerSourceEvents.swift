@@ -29,8 +29,8 @@ extension Player: SourceDelegate {
                 lock.withLock { (videoTrack, videoRenderer) = (track, renderer) }
             }
         }
-        if let warning = subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime,
-                                                captionsMayFollow: tracks.contains { $0.captions != nil }) {
+        for warning in subtitles.mediaDidOpen(embedded: embedded, startTime: info.startTime,
+                                              captionsMayFollow: tracks.contains { $0.captions != nil }) {
             Log.player.warning("\(warning)")
         }
         decide(.opened(info, hasAudio: made.audio != nil, hasVideo: made.video != nil))

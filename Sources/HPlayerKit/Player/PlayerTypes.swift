@@ -61,6 +61,13 @@ public struct PlayerOptions: Sendable {
     public var speed = 1.0
     /// The subtitle track to show at the start (`--sid`).
     public var subtitleTrack = SubtitleChoice.auto
+    /// The subtitle track to show at the top beside it (`--secondary-sid`); `auto` is `off`.
+    public var secondarySubtitleTrack = SubtitleChoice.off
+    /// The languages to pick the subtitle track by when `subtitleTrack` is `auto` (`--slang`),
+    /// in order of preference.
+    public var subtitleLanguages: [String] = []
+    /// Whether the subtitle track shown is drawn (`--sub-visibility`; `v` changes it).
+    public var subtitlesVisible = true
     /// Seconds the subtitles come later by, earlier when negative (mpv's --sub-delay).
     public var subtitleDelay = 0.0
     /// The scale, position and text font subtitles are drawn with (mpv's --sub-scale, --sub-pos,
@@ -175,7 +182,14 @@ public protocol MediaPlayer: AnyObject, Sendable {
     /// Shows subtitle track `number` (from 1), or none for nil; a track that is not there, or
     /// that cannot be shown (bitmap subtitles), is refused.
     func selectSubtitleTrack(_ number: Int?) throws(MediaError)
-    /// Whether the subtitle track shown is drawn (mpv's `v`).
+    /// The number of the subtitle track shown at the top as well (mpv's `secondary-sid`); nil
+    /// when none is.
+    var secondarySubtitleTrack: Int? { get }
+    /// Shows subtitle track `number` at the top as well, drawn as plain text, or none for nil;
+    /// refused as `selectSubtitleTrack` refuses, and for the track shown as the primary one.
+    func selectSecondarySubtitleTrack(_ number: Int?) throws(MediaError)
+    /// Whether the subtitle track shown is drawn (mpv's `v`); the secondary one is drawn whatever
+    /// this says.
     var subtitlesVisible: Bool { get set }
     /// Seconds the subtitles come later by, earlier when negative (mpv's `sub-delay`, `z`/`Z`).
     var subtitleDelay: Double { get set }

@@ -34,9 +34,9 @@ enum ASSScript {
     }
 
     /// The event of a cue that came as plain text: its lines in the default style, with what
-    /// ASS would read as markup (`{`, a backslash) kept as text.
-    static func event(plainText text: String) -> String {
-        var escaped = ""
+    /// ASS would read as markup (`{`, a backslash) kept as text; `onTop`: at the top centre.
+    static func event(plainText text: String, onTop: Bool = false) -> String {
+        var escaped = onTop ? "{\\an8}" : ""
         for character in text {
             switch character {
             case "\n": escaped += "\\N"

@@ -50,9 +50,11 @@ public struct SubtitleCue: Sendable, Equatable {
 }
 
 /// What is on screen with a frame: the cues showing at its time (several when they overlap),
-/// their text, one cue below the other, and the script they are drawn with.
+/// their text, one cue below the other, and the script they are drawn with; and the secondary
+/// track's cues (mpv's `--secondary-sid`), drawn as plain text at the top.
 public struct ShownSubtitle: Sendable, Equatable {
-    /// The cues showing, in order of start.
+    /// The cues showing, in order of start; none while the primary track is hidden or none is
+    /// selected.
     public var cues: [SubtitleCue]
     /// Their text, joined by "\n": what the IPC and the recording outputs tell.
     public var text: String
@@ -60,16 +62,21 @@ public struct ShownSubtitle: Sendable, Equatable {
     public var script: SubtitleScript
     /// The user's scale, position and text font they are drawn with.
     public var style: SubtitleStyle
+    /// The secondary track's cues showing.
+    public var secondary: [SubtitleCue]
+    /// Their text, joined by "\n" (mpv's secondary-sub-text); made when asked, not at each frame.
+    public var secondaryText: String { secondary.map(\.text).joined(separator: "\n") }
 
-    init(cues: [SubtitleCue], script: SubtitleScript, style: SubtitleStyle = SubtitleStyle()) {
+    init(cues: [SubtitleCue], script: SubtitleScript, style: SubtitleStyle = SubtitleStyle(), secondary: [SubtitleCue] = []) {
         self.cues = cues
         self.script = script
         self.style = style
+        self.secondary = secondary
         text = cues.map(\.text).joined(separator: "\n")
     }
 
     public static func == (lhs: ShownSubtitle, rhs: ShownSubtitle) -> Bool {
-        lhs.script === rhs.script && lhs.cues == rhs.cues && lhs.style == rhs.style
+        lhs.script === rhs.script && lhs.cues == rhs.cues && lhs.style == rhs.style && lhs.secondary == rhs.secondary
     }
 }
 

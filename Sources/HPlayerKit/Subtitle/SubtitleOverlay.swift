@@ -27,17 +27,21 @@ public final class SubtitleOverlay {
         drawnRegion = nil
     }
 
-    /// What libass drew and the bitmap cues' pictures (their canvas, when they name none, the
-    /// video as coded: `storage`), in place of what was there.
-    func replace(with images: UnsafeMutablePointer<ASS_Image>?, bitmaps: [SubtitleBitmaps] = [], storage: PictureSize? = nil) {
+    /// What libass drew (the primary layer's images, then the secondary's) and the bitmap cues'
+    /// pictures (their canvas, when they name none, the video as coded: `storage`), in place of
+    /// what was there.
+    func replace(with images: UnsafeMutablePointer<ASS_Image>?, _ secondary: UnsafeMutablePointer<ASS_Image>? = nil,
+                 bitmaps: [SubtitleBitmaps] = [], storage: PictureSize? = nil) {
         let before = drawnRegion
         if let before { clear(before) }
-        drawnRegion = bitmaps.reduce(SubtitleBlending.bounds(of: images, within: size)) { region, bitmaps in
+        let drawn = LayoutRect.union(SubtitleBlending.bounds(of: images, within: size), SubtitleBlending.bounds(of: secondary, within: size))
+        drawnRegion = bitmaps.reduce(drawn) { region, bitmaps in
             LayoutRect.union(region, SubtitleBlending.bounds(of: bitmaps, canvas: bitmaps.canvas ?? storage ?? size, within: size))
         }
         pixels.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             SubtitleBlending.composite(images, into: base, size: size)
+            SubtitleBlending.composite(secondary, into: base, size: size)
             for bitmap in bitmaps { SubtitleBlending.composite(bitmap, canvas: bitmap.canvas ?? storage ?? size, into: base, size: size) }
         }
         changedRegion = LayoutRect.union(before, drawnRegion) ?? LayoutRect(x: 0, y: 0, width: 0, height: 0)

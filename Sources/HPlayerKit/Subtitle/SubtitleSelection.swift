@@ -1,8 +1,9 @@
-/// Which subtitle track is shown, whether subtitles are visible (`v`) and the style they are
-/// drawn in: set by the player, read at each refresh.
+/// Which subtitle track is shown, and which secondary one, whether subtitles are visible (`v`)
+/// and the style they are drawn in: set by the player, read at each refresh.
 final class SubtitleSelection: Sendable {
     private struct State {
         var track: SubtitleTrack?
+        var secondaryTrack: SubtitleTrack?
         var isVisible = true
         var style = SubtitleStyle()
     }
@@ -12,6 +13,13 @@ final class SubtitleSelection: Sendable {
     var track: SubtitleTrack? {
         get { state.withLock { $0.track } }
         set { state.withLock { $0.track = newValue } }
+    }
+
+    /// mpv's `--secondary-sid`: shown at the top, whatever `v` says (as mpv's
+    /// secondary-sub-visibility, which `v` does not change).
+    var secondaryTrack: SubtitleTrack? {
+        get { state.withLock { $0.secondaryTrack } }
+        set { state.withLock { $0.secondaryTrack = newValue } }
     }
 
     var isVisible: Bool {
@@ -26,9 +34,12 @@ final class SubtitleSelection: Sendable {
 
     /// What to show with a frame at media time `pts`, in the style set.
     func shown(at pts: Double) -> ShownSubtitle? {
-        let (track, isVisible, style) = state.withLock { ($0.track, $0.isVisible, $0.style) }
-        guard isVisible, var shown = track?.shown(at: pts) else { return nil }
+        let (track, secondaryTrack, isVisible, style) = state.withLock { ($0.track, $0.secondaryTrack, $0.isVisible, $0.style) }
+        let primary = isVisible ? track?.shown(at: pts) : nil
+        let secondary = secondaryTrack?.shown(at: pts)?.cues ?? []
+        guard var shown = primary ?? (secondary.isEmpty ? nil : ShownSubtitle(cues: [], script: .plainText)) else { return nil }
         shown.style = style
+        if !secondary.isEmpty { shown.secondary = secondary }
         return shown
     }
 }

@@ -1,8 +1,8 @@
-/// mpv's `--alang`: which sound to play by its language, a list in order of preference. A pure
-/// decision, tested by table. Tags compare without case, a region or script after the language
-/// ("en-US") counting as the language, and ISO 639-1 codes as their 639-2 ones ("de", "deu",
-/// "ger").
-package enum AudioLanguage {
+/// mpv's `--alang` and `--slang`: which sound or subtitles to pick by language, a list in order of
+/// preference. A pure decision, tested by table. Tags compare without case, a region or script
+/// after the language ("en-US") counting as the language, and ISO 639-1 codes as their 639-2 ones
+/// ("de", "deu", "ger").
+package enum TrackLanguage {
     /// The index in `tags` of the first that the first preference it can meets; nil when none
     /// meets any (the default then plays).
     package static func choose(among tags: [String?], preferences: [String]) -> Int? {
@@ -10,6 +10,11 @@ package enum AudioLanguage {
             if let index = tags.firstIndex(where: { $0.map { matches($0, wanted) } ?? false }) { return index }
         }
         return nil
+    }
+
+    /// The languages of a comma-separated list, as `--alang` and `--slang` take them.
+    package static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty }
     }
 
     package static func matches(_ tag: String, _ wanted: String) -> Bool {
