@@ -3,13 +3,13 @@ import HPlayerKit
 
 /// The subtitles over the window's picture: drawn by libass on a thread of its own
 /// (`SubtitleDrawer`) at the picture's size on screen, uploaded into a texture, and copied over
-/// the picture where something is drawn. Lives on the window thread.
+/// the picture where something is drawn, strip by strip (`StripSpans`). Lives on the window thread.
 final class SubtitleLayer {
     private var drawer: SubtitleDrawer?
     private var texture: OpaquePointer?
     private var textureSize: PictureSize?
     /// Where the texture holds something drawn, and which drawing it is.
-    private var textureDrawn: LayoutRect?
+    private var textureDrawn = StripSpans(rows: 0)
     private var textureVersion = 0
     /// The last request drawn into the texture.
     private var lastRequest: SubtitleDrawer.Request?
@@ -41,11 +41,14 @@ final class SubtitleLayer {
 
     /// Copies what is drawn over the picture at `rect` on screen.
     func draw(on renderer: OpaquePointer, over rect: LayoutRect) {
-        // Only the part where something is drawn: blending the rest would cost as much.
-        guard let texture, let drawn = textureDrawn, textureSize == PictureSize(width: rect.width, height: rect.height) else { return }
-        var source = SDL_Rect(x: Int32(drawn.x), y: Int32(drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
-        var box = SDL_Rect(x: Int32(rect.x + drawn.x), y: Int32(rect.y + drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
-        SDL_RenderCopy(renderer, texture, &source, &box)
+        // Only the strips' parts where something is drawn: blending the rest would cost as much.
+        guard let texture, textureSize == PictureSize(width: rect.width, height: rect.height) else { return }
+        for index in 0..<textureDrawn.count {
+            guard let drawn = textureDrawn.rect(index) else { continue }
+            var source = SDL_Rect(x: Int32(drawn.x), y: Int32(drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
+            var box = SDL_Rect(x: Int32(rect.x + drawn.x), y: Int32(rect.y + drawn.y), w: Int32(drawn.width), h: Int32(drawn.height))
+            SDL_RenderCopy(renderer, texture, &source, &box)
+        }
     }
 
     /// Stops the drawing thread and lets the texture go (before its renderer goes).
@@ -57,10 +60,10 @@ final class SubtitleLayer {
         textureSize = nil
     }
 
-    /// Puts `overlay` in the texture: where it or the texture's last drawing has something.
+    /// Puts `overlay` in the texture: in each strip, where it or the texture's last drawing has something.
     private func upload(_ overlay: SubtitleOverlay, renderer: OpaquePointer) {
         let size = overlay.size
-        var region = LayoutRect.union(textureDrawn, overlay.drawnRegion)
+        var whole = false
         if textureSize != size {
             if let texture { SDL_DestroyTexture(texture) }
             texture = SDL_CreateTexture(renderer, hp_sdl_pixelformat_rgba32(), Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
@@ -68,14 +71,24 @@ final class SubtitleLayer {
             if let texture { SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND) }
             textureSize = size
             // A new texture's pixels are not known to be clear: all of it.
-            region = LayoutRect(x: 0, y: 0, width: size.width, height: size.height)
+            whole = true
         }
-        textureDrawn = overlay.drawnRegion
-        guard let texture, let region, region.width > 0, region.height > 0 else { return }
-        var box = SDL_Rect(x: Int32(region.x), y: Int32(region.y), w: Int32(region.width), h: Int32(region.height))
+        defer { textureDrawn.copy(overlay.drawnStrips) }
+        guard let texture else { return }
         overlay.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            _ = SDL_UpdateTexture(texture, &box, base + (region.y * size.width + region.x) * 4, Int32(size.width * 4))
+            func put(_ region: LayoutRect) {
+                guard region.width > 0, region.height > 0 else { return }
+                var box = SDL_Rect(x: Int32(region.x), y: Int32(region.y), w: Int32(region.width), h: Int32(region.height))
+                _ = SDL_UpdateTexture(texture, &box, base + (region.y * size.width + region.x) * 4, Int32(size.width * 4))
+            }
+            if whole {
+                put(LayoutRect(x: 0, y: 0, width: size.width, height: size.height))
+                return
+            }
+            for index in 0..<overlay.drawnStrips.count {
+                if let region = overlay.drawnStrips.rect(index, joining: textureDrawn) { put(region) }
+            }
         }
     }
 }

@@ -202,3 +202,36 @@ import Testing
         #expect(cue.showsAnything == shows)
     }
 }
+
+@Suite struct StripSpansTests {
+    @Test("Each strip of 16 rows holds the box around what is drawn in it; what is past the rows is cut")
+    func strips() {
+        var strips = StripSpans(rows: 40)
+        #expect(strips.count == 3 && strips.bounds == nil)
+        strips.add(LayoutRect(x: 100, y: 10, width: 50, height: 10))  // strips 0 and 1
+        strips.add(LayoutRect(x: 20, y: 30, width: 10, height: 10))   // strips 1 and 2
+        #expect(strips.rect(0) == LayoutRect(x: 100, y: 10, width: 50, height: 6))
+        #expect(strips.rect(1) == LayoutRect(x: 20, y: 16, width: 130, height: 16))
+        #expect(strips.rect(2) == LayoutRect(x: 20, y: 32, width: 10, height: 8))
+        #expect(strips.bounds == LayoutRect(x: 20, y: 10, width: 130, height: 30))
+        var other = StripSpans(rows: 40)
+        other.add(LayoutRect(x: 200, y: 0, width: 5, height: 1))
+        other.add(LayoutRect(x: 0, y: 38, width: 5, height: 10))  // cut to the rows
+        #expect(strips.rect(0, joining: other) == LayoutRect(x: 100, y: 0, width: 105, height: 16))
+        #expect(other.rect(2, joining: strips) == LayoutRect(x: 0, y: 32, width: 30, height: 8))
+        other.copy(strips)
+        #expect(other == strips)
+        strips.clear()
+        #expect(strips.bounds == nil && strips.rect(1) == nil)
+    }
+
+    @Test("The division the overlay's blending makes by multiplication is exact over its range")
+    func divisions() {
+        for x in stride(from: 0, through: 65_535, by: 7) { #expect(SubtitleBlending.divide255(x) == x / 255) }
+        for divisor in 1...255 {
+            for x in stride(from: 0, through: 255 * divisor, by: 13) where SubtitleBlending.divide(x, by: divisor) != x / divisor {
+                Issue.record("\(x) / \(divisor)")
+            }
+        }
+    }
+}
