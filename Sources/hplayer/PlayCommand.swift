@@ -101,6 +101,14 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
     @Option(help: "The volume to start at, 0 to 100 (the default).") var volume: Int?
+    @Option(help: "Apply the file's ReplayGain tags: no (the default), track or album (the track's when there is no album gain), as mpv's --replaygain.")
+    var replaygain = ReplayGain.Mode.no
+    @Option(name: .customLong("replaygain-preamp"), help: "Decibels added to the ReplayGain tags' gain (-150 to 150, default 0).")
+    var replaygainPreamp = 0.0
+    @Flag(name: .customLong("replaygain-clip"), inversion: .prefixedNo, help: "Let ReplayGain take the tagged peak past full scale; by default the gain is lowered to keep it there, as mpv's --replaygain-clip=no.")
+    var replaygainClip = false
+    @Option(name: .customLong("replaygain-fallback"), help: "Decibels of gain for files without ReplayGain tags, with --replaygain track or album (default 0).")
+    var replaygainFallback = 0.0
     @Flag(inversion: .prefixedNo, help: "Start muted.") var mute = false
     @Option(name: .customLong("screenshot-dir"), help: "Where s writes its PNGs (the current folder when not given).") var screenshotDirectory = ""
     @Flag(name: .customLong("no-status"), help: "No status line.") var noStatus = false
@@ -212,6 +220,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let live { options.source.live.mode = live ? .always : .never }
         if let liveLatency { options.source.live.latencyTarget = liveLatency }
         options.source.network.rtspTransport = rtspTransport?.rawValue
+        options.replayGain = ReplayGain(mode: replaygain, preamp: replaygainPreamp, allowsClipping: replaygainClip, fallback: replaygainFallback)
         options.subtitleTrack = sid
         options.secondarySubtitleTrack = secondarySid
         options.subtitleLanguages = slang.map(TrackLanguage.list) ?? []
@@ -432,6 +441,8 @@ extension SubtitleChoice: ExpressibleByArgument {
 }
 
 extension ASSOverride: ExpressibleByArgument {}
+
+extension ReplayGain.Mode: ExpressibleByArgument {}
 
 extension StartPosition: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }

@@ -242,6 +242,18 @@ import Testing
         #expect(machine.video == row.video)
     }
 
+    @Test("The gain as the media opens is the volume's, times the ReplayGain the file's tags ask for; a volume change keeps that factor")
+    func replayGainAtTheOpening() {
+        var machine = PlaybackMachine(configuration: .init(replayGain: ReplayGain(mode: .album)))
+        var info = Self.info
+        info.tags = [MetadataTag(key: "REPLAYGAIN_TRACK_GAIN", value: "-6.0206 dB")]
+        _ = machine.handle(.prepare)
+        let effects = machine.handle(.opened(info, hasAudio: true, hasVideo: true))
+        guard case .setGain(let gain)? = effects.first else { Issue.record("no gain: \(effects)"); return }
+        #expect(abs(gain - 0.5) < 1e-4, "the album's gain, from the track's")
+        #expect(machine.handle(.setVolume(50)).contains { if case .setGain(let g) = $0 { abs(g - 0.125 * 0.5) < 1e-4 } else { false } })
+    }
+
     /// Live, far behind: a jump to the newest key frame, as a seek that tells `liveJump` when it
     /// lands, not `seekDone`; at 1x meanwhile, and the catch-up decided again after.
     @Test func liveJumpFarBehind() {

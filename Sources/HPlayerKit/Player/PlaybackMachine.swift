@@ -114,6 +114,8 @@ struct PlaybackMachine: Equatable {
         var liveLatencyTarget: Double?
         /// Whether a live HLS playlist is played at its live edge (not with `--no-live`).
         var followsLiveHLS = true
+        /// `--replaygain` and its options: the file's loudness tags read as it opens.
+        var replayGain = ReplayGain()
     }
 
     /// How live playback keeps its latency.
@@ -201,10 +203,12 @@ struct PlaybackMachine: Equatable {
     var startTime: Double { info?.startTime ?? 0 }
 
     /// The volume as a factor on the samples: the cube of mpv's 0...100, so steps sound even.
+    /// The volume's cubic curve, as mpv's, times the ReplayGain factor of the file open.
     var gain: Double {
         let level = Double(volume) / 100
-        return isMuted ? 0 : level * level * level
+        return isMuted ? 0 : level * level * level * replayGainFactor
     }
+    private(set) var replayGainFactor = 1.0
 
     mutating func handle(_ event: Event) -> [Effect] {
         effects = []
@@ -351,6 +355,7 @@ struct PlaybackMachine: Equatable {
         }
         audio = hasAudio ? .filling : nil
         video = hasVideo ? .filling : nil
+        replayGainFactor = configuration.replayGain.factor(for: ReplayGain.Tags(info.tags))
         effects.append(.setGain(gain))
         applyLoopEnd()
         effects.append(.beginSerial(serial, audioReportsLoops: !hasVideo))

@@ -67,7 +67,8 @@ public final class Player: MediaPlayer, @unchecked Sendable {
         let liveLatencyTarget = Self.liveLatencyTarget(url: url, options: options.source)
         machine = PlaybackMachine(configuration: .init(seekMode: options.seekMode, isUntimed: options.isUntimed,
                                                        liveLatencyTarget: liveLatencyTarget,
-                                                       followsLiveHLS: options.source.live.mode != .never),
+                                                       followsLiveHLS: options.source.live.mode != .never,
+                                                       replayGain: options.replayGain),
                                   isLooping: options.source.isLooping, abLoop: options.abLoop, speed: options.speed)
         followsLiveEdge.store(machine.live != nil, ordering: .relaxed)
         subtitles = SubtitleTracks(choice: options.subtitleTrack, secondary: options.secondarySubtitleTrack,

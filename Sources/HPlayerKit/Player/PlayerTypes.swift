@@ -75,6 +75,8 @@ public struct PlayerOptions: Sendable {
     public var subtitleStyle = SubtitleStyle()
     /// The character encoding of external text subtitle files (mpv's --sub-codepage); nil for UTF-8.
     public var subtitleCodepage: String?
+    /// The gain the file's loudness tags ask for (mpv's --replaygain and its options).
+    public var replayGain = ReplayGain()
 
     /// The defaults: keyframe seeks, timed, speed 1, no A-B loop, subtitles as `SubtitleChoice.auto` picks.
     public init() {}
