@@ -101,6 +101,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Present every frame as soon as it is decoded, with no clock.") var untimed = false
     @Option(help: "Play at this speed, 0.25 to 4; the sound keeps its pitch.") var speed = 1.0
     @Option(help: "The volume to start at, 0 to 100 (the default).") var volume: Int?
+    @Option(name: .customLong("audio-device"), help: "The sound device to play on, by the name --audio-device=help lists, or auto (the default device), as mpv's --audio-device; one that goes away while playing is replaced by the default one.")
+    var audioDevice = "auto"
     @Option(help: "Apply the file's ReplayGain tags: no (the default), track or album (the track's when there is no album gain), as mpv's --replaygain.")
     var replaygain = ReplayGain.Mode.no
     @Option(name: .customLong("replaygain-preamp"), help: "Decibels added to the ReplayGain tags' gain (-150 to 150, default 0).")
@@ -198,6 +200,10 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws { try await play() }
 
     func play() async throws {
+        if audioDevice == "help" {
+            listAudioDevices()
+            return
+        }
         try checkUsage()
         common.bootstrapLogging()
         var options = PlayerOptions()
@@ -305,7 +311,7 @@ struct PlayCommand: AsyncParsableCommand {
             window?.setTitle(title ?? MediaMetadata.fileName(of: entry.url))
             window?.setChapterMarks([])
             let player = Player(url: entry.url, options: options,
-                                audioOutput: audio.makeAudioOutput(paced: !untimed),
+                                audioOutput: audio.makeAudioOutput(paced: !untimed, device: audioDevice == "auto" ? nil : audioDevice),
                                 videoOutput: window.map(SDLVideoOutput.init) ?? (videoOutput ?? .null).makeVideoOutput(paced: !untimed))
             player.volume = carried.volume
             player.isMuted = carried.isMuted
@@ -440,6 +446,19 @@ extension SubtitleChoice: ExpressibleByArgument {
     }
 }
 
+extension PlayCommand {
+    /// `--audio-device=help`, as mpv lists them: the names to give, and what each is.
+    func listAudioDevices() {
+        guard let names = SDLAudioOutput.deviceNames() else {
+            StatusLine.notice("no sound device (\(SDLAudioOutput.unavailableReason() ?? "SDL's audio did not start"))")
+            return
+        }
+        print("List of detected audio devices:")
+        print("  'auto' (the default device)")
+        for name in names { print("  '\(name)'") }
+    }
+}
+
 extension ASSOverride: ExpressibleByArgument {}
 
 extension ReplayGain.Mode: ExpressibleByArgument {}
@@ -475,9 +494,10 @@ enum OutputChoice: ExpressibleByArgument, Equatable {
         }
     }
 
-    func makeAudioOutput(paced: Bool) -> AudioOutput {
+    /// `device`: `--audio-device`, for the sound device (nil for the default).
+    func makeAudioOutput(paced: Bool, device: String? = nil) -> AudioOutput {
         switch self {
-        case .sdl: return SDLAudioOutput()
+        case .sdl: return SDLAudioOutput(deviceName: device)
         case .null: return NullAudioOutput(paced: paced)
         case .record(let directory): return RecordingAudioOutput(directory: directory, paced: paced, appends: true)
         }

@@ -13,6 +13,7 @@ import Testing
             ([("REPLAYGAIN_GAIN", "-2 dB"), ("REPLAYGAIN_PEAK", "0.5")], ReplayGain.Tags(trackGain: -2, trackPeak: 0.5, albumGain: -2, albumPeak: 0.5)),
             ([("REPLAYGAIN_ALBUM_GAIN", "-2 dB")], nil),
             ([("REPLAYGAIN_TRACK_GAIN", "loud")], nil),
+            ([("REPLAYGAIN_TRACK_GAIN", " -1.5e1dB")], ReplayGain.Tags(trackGain: -15, trackPeak: 1, albumGain: -15, albumPeak: 1)),
             ([("REPLAYGAIN_TRACK_GAIN", "-1 dB"), ("REPLAYGAIN_TRACK_PEAK", "0")], nil),
             ([("title", "x")], nil),
           ] as [([(String, String)], ReplayGain.Tags?)])
@@ -22,7 +23,7 @@ import Testing
 
     static let tagged = ReplayGain.Tags(trackGain: 8, trackPeak: 0.5, albumGain: -3, albumPeak: 0.5)
 
-    @Test("The factor: none without --replaygain; the gain plus the preamp, lowered to keep the peak at full scale unless clipping is allowed; the fallback without tags",
+    @Test("The factor: none without --replaygain; the gain plus the preamp, lowered to keep the peak at full scale unless clipping is allowed; the fallback without tags or without --replaygain, as mpv",
           arguments: [
             (ReplayGain(), tagged, 1.0),
             (ReplayGain(mode: .track), tagged, 2.0),
@@ -30,7 +31,7 @@ import Testing
             (ReplayGain(mode: .album, preamp: 2), tagged, pow(10, -1.0 / 20)),
             (ReplayGain(mode: .album), nil, 1.0),
             (ReplayGain(mode: .track, fallback: -6), nil, pow(10, -6.0 / 20)),
-            (ReplayGain(mode: .no, fallback: -6), nil, 1.0),
+            (ReplayGain(mode: .no, fallback: -6), tagged, pow(10, -6.0 / 20)),
           ] as [(ReplayGain, ReplayGain.Tags?, Double)])
     func factor(settings: ReplayGain, tags: ReplayGain.Tags?, expected: Double) {
         #expect(abs(settings.factor(for: tags) - expected) < 1e-12)

@@ -18,7 +18,8 @@ public struct ReplayGain: Sendable, Equatable {
     /// Lets the gain take the tagged peak past full scale (`--replaygain-clip`); by default it is
     /// lowered to keep the peak at full scale.
     public var allowsClipping = false
-    /// Decibels for a file without tags, with a mode other than `no` (`--replaygain-fallback`).
+    /// Decibels for a file without tags, or for every file with the mode `no`, as mpv applies
+    /// it (`--replaygain-fallback`).
     public var fallback = 0.0
 
     public init(mode: Mode = .no, preamp: Double = 0, allowsClipping: Bool = false, fallback: Double = 0) {
@@ -40,14 +41,11 @@ public struct ReplayGain: Sendable, Equatable {
         /// _PEAK for both when there are no track tags. nil when there is no gain to read.
         public init?(_ tags: [MetadataTag]) {
             func gain(_ key: String) -> Double? {
-                guard let text = MediaMetadata.value(of: key, in: tags) else { return nil }
-                // The number that leads it, as mpv's sscanf reads it: " dB" after it or not.
-                let number = text.trimmingCharacters().prefix { "+-0123456789.".contains($0) }
-                return Double(number).flatMap { $0.isFinite && abs($0) < 1000 ? $0 : nil }
+                MediaMetadata.value(of: key, in: tags).flatMap(Self.leadingNumber)
             }
             func peak(_ key: String) -> Double? {
                 guard let text = MediaMetadata.value(of: key, in: tags) else { return 1 }
-                return Double(text.trimmingCharacters().prefix { "+-0123456789.".contains($0) }).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+                return Self.leadingNumber(text).flatMap { $0 > 0 ? $0 : nil }
             }
             if let trackGain = gain("REPLAYGAIN_TRACK_GAIN"), let trackPeak = peak("REPLAYGAIN_TRACK_PEAK") {
                 (self.trackGain, self.trackPeak) = (trackGain, trackPeak)
@@ -63,6 +61,15 @@ public struct ReplayGain: Sendable, Equatable {
             }
         }
 
+        /// The number a tag's text starts with, as mpv's sscanf("%f") reads it (" dB" after it or not).
+        private static func leadingNumber(_ text: String) -> Double? {
+            text.withCString { start in
+                var end: UnsafeMutablePointer<CChar>?
+                let value = strtod(start, &end)
+                return end.map { $0 != UnsafeMutablePointer(mutating: start) } == true && value.isFinite ? value : nil
+            }
+        }
+
         public init(trackGain: Double, trackPeak: Double, albumGain: Double, albumPeak: Double) {
             (self.trackGain, self.trackPeak, self.albumGain, self.albumPeak) = (trackGain, trackPeak, albumGain, albumPeak)
         }
@@ -70,8 +77,7 @@ public struct ReplayGain: Sendable, Equatable {
 
     /// The factor the sound is multiplied by for a file of `tags`.
     public func factor(for tags: Tags?) -> Double {
-        guard mode != .no else { return 1 }
-        guard let tags else { return Self.linear(fallback) }
+        guard mode != .no, let tags else { return Self.linear(fallback) }
         let (gain, peak) = mode == .track ? (tags.trackGain, tags.trackPeak) : (tags.albumGain, tags.albumPeak)
         let factor = Self.linear(gain + preamp)
         return allowsClipping ? factor : min(factor, 1 / peak)

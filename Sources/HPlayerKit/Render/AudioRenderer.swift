@@ -190,7 +190,8 @@ final class AudioRenderer: AudioRendering, @unchecked Sendable {
             for index in 0..<values { samples[index] *= factor }
         case .int16:
             let samples = buffer.assumingMemoryBound(to: Int16.self)
-            for index in 0..<values { samples[index] = Int16(Double(samples[index]) * gain) }
+            // ReplayGain can take a sample past full scale: it clips, as a float output's would.
+            for index in 0..<values { samples[index] = Int16(min(max(Double(samples[index]) * gain, -32768), 32767)) }
         }
     }
 

@@ -97,7 +97,12 @@ final class ASSLayer {
             linePosition = mode == .no ? 0 : 100 - style.position
             switch mode {
             case .scale: overrides = Int32(ASS_OVERRIDE_BIT_SELECTIVE_FONT_SCALE.rawValue)
-            case .force: overrides = Int32(ASS_OVERRIDE_BIT_STYLE.rawValue | ASS_OVERRIDE_BIT_SELECTIVE_FONT_SCALE.rawValue)
+            // The font, its size, colours and border, as mpv asks: not the bold and italic a
+            // script's style has (libass's BIT_STYLE would take those too).
+            case .force:
+                overrides = Int32(ASS_OVERRIDE_BIT_FONT_NAME.rawValue | ASS_OVERRIDE_BIT_FONT_SIZE_FIELDS.rawValue
+                                  | ASS_OVERRIDE_BIT_COLORS.rawValue | ASS_OVERRIDE_BIT_BORDER.rawValue
+                                  | ASS_OVERRIDE_BIT_SELECTIVE_FONT_SCALE.rawValue)
             case .no, .yes, .strip: overrides = Int32(ASS_OVERRIDE_DEFAULT.rawValue)
             }
             forcedFont = mode == .force ? TextFont(name: style.font, size: style.fontSize) : nil
@@ -126,13 +131,13 @@ final class ASSLayer {
         style.MarginR = 10
         style.MarginV = 8
         style.Encoding = 1
-        "Default".withCString { name in
-            font.name.withCString { fontName in
-                style.Name = UnsafeMutablePointer(mutating: name)
-                style.FontName = UnsafeMutablePointer(mutating: fontName)
-                // libass copies the strings.
-                ass_set_selective_style_override(renderer, &style)
-            }
+        // libass copies the font's name, and keeps the style's name pointer as it is: a
+        // literal's bytes, there for the whole process.
+        let name: StaticString = "Default\0"
+        style.Name = UnsafeMutableRawPointer(mutating: name.utf8Start).assumingMemoryBound(to: CChar.self)
+        font.name.withCString { fontName in
+            style.FontName = UnsafeMutablePointer(mutating: fontName)
+            ass_set_selective_style_override(renderer, &style)
         }
     }
 

@@ -115,8 +115,12 @@ public final class SubtitleRenderer {
     private func render(_ shown: ShownSubtitle?, atMediaPts pts: Double, frame: PictureSize, storage: PictureSize)
         -> (images: (primary: UnsafeMutablePointer<ASS_Image>?, secondary: UnsafeMutablePointer<ASS_Image>?), changed: Bool) {
         if let shown {
-            if shown.script !== script { addFonts(shown.script.fonts) }
-            (script, style) = (shown.script, shown.style)
+            style = shown.style
+            // Only the secondary track showing: the primary's track is kept for its next cue.
+            if !shown.cues.isEmpty {
+                if shown.script !== script { addFonts(shown.script.fonts) }
+                script = shown.script
+            }
         }
         let form: ASSLayer.Form = style.assOverride == .strip ? .plain : .asAuthored
         let (primaryImages, primaryChanged) = primary.render(Self.textCues(of: shown?.cues), script: script, style: style, form: form,

@@ -59,8 +59,8 @@ final class SubtitleTracks: Sendable {
             track.setDelay(state.delay)
             state.external.append(track)
             state.selected = track
+            selection.track = track
         }
-        selection.track = track
     }
 
     /// The media is open: its streams join the list, external files are placed on its timeline,
@@ -68,7 +68,7 @@ final class SubtitleTracks: Sendable {
     /// `captionsMayFollow`: the video may carry captions, which would be the next track; a
     /// `--sid` of its number waits for them, and the warning says so.
     func mediaDidOpen(embedded: [SubtitleTrack], startTime: Double, captionsMayFollow: Bool = false) -> [String] {
-        let (picked, secondary, warnings) = state.withLock { state -> (SubtitleTrack?, SubtitleTrack?, [String]) in
+        state.withLock { state -> [String] in
             state.embedded = embedded
             state.captions = []
             state.startTime = startTime
@@ -94,33 +94,28 @@ final class SubtitleTracks: Sendable {
                     state.secondary = track
                 }
             }
-            return (state.selected, state.secondary, warnings)
+            selection.track = state.selected
+            selection.secondaryTrack = state.secondary
+            return warnings
         }
-        selection.track = picked
-        selection.secondaryTrack = secondary
-        return warnings
     }
 
     /// The video's captions, found: listed last, and shown when `--sid` or `--secondary-sid`
     /// asked for their number. Returns that number.
     func addCaptions(_ track: SubtitleTrack) -> Int {
-        let (number, shows, showsSecondary) = state.withLock { state -> (Int, Bool, Bool) in
+        state.withLock { state -> Int in
             track.setDelay(state.delay)
             state.captions.append(track)
             let number = state.all.count
             if state.selected == nil, state.choice == .number(number) {
                 state.selected = track
-                return (number, true, false)
-            }
-            if state.secondary == nil, state.secondaryChoice == .number(number) {
+                selection.track = track
+            } else if state.secondary == nil, state.secondaryChoice == .number(number) {
                 state.secondary = track
-                return (number, false, true)
+                selection.secondaryTrack = track
             }
-            return (number, false, false)
+            return number
         }
-        if shows { selection.track = track }
-        if showsSecondary { selection.secondaryTrack = track }
-        return number
     }
 
     /// Shows track `number` (from 1), or none for nil; `secondary`: as the secondary subtitles.
@@ -130,6 +125,7 @@ final class SubtitleTracks: Sendable {
             let all = state.all
             guard let number else {
                 if secondary { state.secondary = nil } else { state.selected = nil }
+                if secondary { selection.secondaryTrack = nil } else { selection.track = nil }
                 return .success(nil)
             }
             guard all.indices.contains(number - 1) else {
@@ -143,10 +139,11 @@ final class SubtitleTracks: Sendable {
                                            reason: "it is shown already, as the \(secondary ? "primary" : "secondary") subtitles"))
             }
             if secondary { state.secondary = all[number - 1] } else { state.selected = all[number - 1] }
+            // Under the same lock, so that what is drawn is what is recorded here.
+            if secondary { selection.secondaryTrack = all[number - 1] } else { selection.track = all[number - 1] }
             return .success(all[number - 1])
         }
-        let track = try result.get()
-        if secondary { selection.secondaryTrack = track } else { selection.track = track }
+        _ = try result.get()
     }
 
     /// What `pick` needs to know of a track.
