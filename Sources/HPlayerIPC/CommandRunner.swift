@@ -211,7 +211,9 @@ public final class CommandRunner: Sendable {
         snapshot.subtitlesVisible = player.subtitlesVisible
         snapshot.subtitleDelay = player.subtitleDelay
         (snapshot.subtitleScale, snapshot.subtitlePosition) = (player.subtitleStyle.scale, player.subtitleStyle.position)
-        let shown = player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:))
+        // Looked up only when a track is selected: a snapshot is taken at every observer tick.
+        let hasTrack = snapshot.subtitleTrack != nil || snapshot.secondarySubtitleTrack != nil
+        let shown = hasTrack ? player.presentedMediaPts.flatMap(player.shownSubtitle(atMediaPts:)) : nil
         if snapshot.secondarySubtitleTrack != nil { snapshot.secondarySubtitleText = shown?.secondaryText ?? "" }
         if snapshot.subtitleTrack != nil {
             let startTime = info?.startTime ?? 0

@@ -109,7 +109,7 @@ struct PlayCommand: AsyncParsableCommand {
     var replaygainPreamp = 0.0
     @Flag(name: .customLong("replaygain-clip"), inversion: .prefixedNo, help: "Let ReplayGain take the tagged peak past full scale; by default the gain is lowered to keep it there, as mpv's --replaygain-clip=no.")
     var replaygainClip = false
-    @Option(name: .customLong("replaygain-fallback"), help: "Decibels of gain for files without ReplayGain tags, with --replaygain track or album (default 0).")
+    @Option(name: .customLong("replaygain-fallback"), help: "Decibels of gain for files without ReplayGain tags, and for every file with --replaygain no, as mpv's (default 0; a negative value with =).")
     var replaygainFallback = 0.0
     @Flag(inversion: .prefixedNo, help: "Start muted.") var mute = false
     @Option(name: .customLong("screenshot-dir"), help: "Where s writes its PNGs (the current folder when not given).") var screenshotDirectory = ""
